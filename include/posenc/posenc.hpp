@@ -1,0 +1,5 @@
+// posenc: positional encodings for transformer inference, computed and proven at compile time.
+// Umbrella header.
+#pragma once
+
+#include <posenc/math.hpp>
