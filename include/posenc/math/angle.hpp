@@ -1,9 +1,9 @@
 // cos and sin of the angle p * theta, the quantity in every RoPE table, rounded once.
 // theta is a double-double (e.g. pow_ratio(base, -2i, R)); the product with an integer p < 2^32 is
-// formed as two_prod(p, theta.hi) + p * theta.lo, so its only error is ~2^-106 relative, then reduced
-// modulo pi/2 exactly and evaluated in double-double. For float results this is correctly rounded
-// except when the exact value lies within ~p*theta*2^-100 of a float midpoint (the double-double residue
-// of theta and the product); see docs/math.md.
+// formed as two_prod(p, theta.hi) + p * theta.lo, so its only error is ~2^-106 relative, then
+// reduced modulo pi/2 exactly and evaluated in double-double. For float results this is correctly
+// rounded except when the exact value lies within ~p*theta*2^-100 of a float midpoint (the
+// double-double residue of theta and the product); see docs/math.md.
 #pragma once
 
 #include <cstdint>
@@ -18,7 +18,7 @@ namespace posenc::math {
 constexpr dd angle_of(std::uint64_t p, dd theta) {
   const double pd = static_cast<double>(p);
   const dd a = two_prod(pd, theta.hi);
-  return a + pd * theta.lo;
+  return a + detail::product(pd, theta.lo);
 }
 
 // sin and cos of p * theta, in double-double.

@@ -6,18 +6,18 @@
 // repeated angle addition in double from sincos(theta); H = sincos(64a theta) likewise from
 // sincos(64 theta), restarted from the double-double path every 64 steps. After at most 63 steps
 // each is within 2^-44.9 of exact (detail::add_angles). An entry is cos = Hc Lc - Hs Ls,
-// sin = Hs Lc + Hc Ls in double: error below 2 * 2^-44.9 + 2 sqrt(2) 2^-53 < 2^-43.85. A float entry
-// is that double rounded, unless a float rounding midpoint lies within 2^-43 of it (then no fast
-// answer is certain; this happens for roughly one entry in 2^17 of magnitude above 1/2) — such
+// sin = Hs Lc + Hc Ls in double: error below 2 * 2^-44.9 + 2 sqrt(2) 2^-53 < 2^-43.85. A float
+// entry is that double rounded, unless a float rounding midpoint lies within 2^-43 of it (then no
+// fast answer is certain; this happens for roughly one entry in 2^17 of magnitude above 1/2) — such
 // entries, and all double entries, come from the per-element double-double path. Hence every entry
 // equals sincos_of_product<T>(p, theta) whatever the loop order, and run time matches compile time.
 //
 // Compile-time cost: the per-entry code is written inline in the loops that own the output, because
-// constant evaluation pays for each call (GCC caches every call) and for each store through a pointer
-// or reference (Clang); and the grid is written in index order (GCC's constexpr array stores are
-// cheap only in order). Fewer named temporaries also help, so the combine is one expression per
-// value, with contraction switched off for Clang (whose default -ffp-contract=on would fuse it at
-// run time only). See docs/compile-time.md for the measured numbers.
+// constant evaluation pays for each call (GCC caches every call) and for each store through a
+// pointer or reference (Clang); and the grid is written in index order (GCC's constexpr array
+// stores are cheap only in order), with as few named temporaries as possible. At run time every
+// product goes through detail::product, which the compiler cannot fuse into an FMA. See
+// docs/compile-time.md for the measured numbers.
 #pragma once
 
 #include <array>
@@ -43,13 +43,14 @@ struct unit_complex {
   double s = 0.0;
 };
 
-constexpr unit_complex to_unit_complex(const sincos_result<dd>& v) { return {v.cos.hi, v.sin.hi}; }
+constexpr unit_complex to_unit_complex(const sincos_result<dd>& v) {
+  return {v.cos.hi, v.sin.hi};
+}
 
 // (a.c + i a.s)(b.c + i b.s): the angle sum. Each component has error at most 2u|a||b| (u = 2^-53;
 // |a_c b_c| + |a_s b_s| <= |a||b| by Cauchy-Schwarz), i.e. at most 2 sqrt(2) u in modulus.
 constexpr unit_complex add_angles(unit_complex a, unit_complex b) {
-  POSENC_DETAIL_NO_FP_CONTRACT
-  return {a.c * b.c - a.s * b.s, a.s * b.c + a.c * b.s};
+  return {product(a.c, b.c) - product(a.s, b.s), product(a.s, b.c) + product(a.c, b.s)};
 }
 
 // sincos(b theta) for b < 64 by repeated angle addition from sincos(theta) rounded to doubles:
@@ -86,13 +87,12 @@ struct high_angles {
 };
 }  // namespace detail
 
-// sin and cos of p * theta for p in [0, count), rounded once to T, written to cos_out[p * stride] and
-// sin_out[p * stride]; equal bit for bit to sincos_of_product<T>(p, theta). count < 2^32. No
+// sin and cos of p * theta for p in [0, count), rounded once to T, written to cos_out[p * stride]
+// and sin_out[p * stride]; equal bit for bit to sincos_of_product<T>(p, theta). count < 2^32. No
 // allocation, ~1.3 KiB of stack.
 template <class T>
 constexpr void sincos_of_products(dd theta, std::size_t count, T* cos_out, T* sin_out,
                                   std::size_t stride) {
-  POSENC_DETAIL_NO_FP_CONTRACT
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
                 "posenc: tables are float or double");
   constexpr std::size_t B = detail::kAngleBlock;
@@ -107,8 +107,8 @@ constexpr void sincos_of_products(dd theta, std::size_t count, T* cos_out, T* si
     for (std::size_t b = 0; b < B && a * B + b < count; ++b) {
       const std::size_t p = a * B + b;
       if constexpr (std::is_same_v<T, float>) {
-        const double c = hc * low.c[b] - hs * low.s[b];
-        const double s = hs * low.c[b] + hc * low.s[b];
+        const double c = detail::product(hc, low.c[b]) - detail::product(hs, low.s[b]);
+        const double s = detail::product(hs, low.c[b]) + detail::product(hc, low.s[b]);
         const float cf = static_cast<float>(c - eps);
         const float sf = static_cast<float>(s - eps);
         if (cf == static_cast<float>(c + eps) && sf == static_cast<float>(s + eps)) {
@@ -136,7 +136,6 @@ struct sincos_grid {
 // sincos_of_products, hence sincos_of_product, bit for bit.
 template <class T, std::size_t P, std::size_t F>
 constexpr sincos_grid<T, P, F> make_sincos_grid(const std::array<dd, F>& theta) {
-  POSENC_DETAIL_NO_FP_CONTRACT
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
                 "posenc: tables are float or double");
   static_assert(P > 0 && F > 0, "posenc: a grid needs at least one position and one frequency");
@@ -144,6 +143,11 @@ constexpr sincos_grid<T, P, F> make_sincos_grid(const std::array<dd, F>& theta) 
   constexpr std::size_t B = detail::kAngleBlock;
   constexpr double eps = detail::kCombineEps;
   sincos_grid<T, P, F> g{};
+  if (!std::is_constant_evaluated()) {
+    // Run time: the same entries through the fusion-proof builder.
+    for (std::size_t i = 0; i < F; ++i) sincos_of_products<T>(theta[i], P, g.cos + i, g.sin + i, F);
+    return g;
+  }
   double lc[F][B]{};
   double ls[F][B]{};
   detail::high_angles high[F]{};

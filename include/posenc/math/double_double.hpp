@@ -4,12 +4,13 @@
 // vol. 2 §4.2.2 (two_sum), and Hida, Li, Bailey (2001) "Algorithms for quad-double precision
 // floating point arithmetic" (the dd add/mul/div compositions).
 //
-// Everything is constexpr. At run time, when the target has a hardware FMA for double, two_prod uses
-// it: the exact error term a*b - fl(a*b) is the same number either way, so compile-time and run-time
-// results stay bit-identical. The remaining formulas are written one rounding per statement so that
-// expression-level contraction (Clang's default -ffp-contract=on) cannot fuse them. GCC's
-// -ffp-contract=fast (its default in GNU modes, off under -std=c++20) may fuse across statements and
-// is not supported for bit-identity.
+// Everything is constexpr, and run time gives the same bits as compile time:
+// - two_prod uses the hardware FMA at run time when the target has one; the error term
+//   a*b - fl(a*b) is the same exact number either way.
+// - Every other product that feeds an addition goes through product(), which at run time passes
+//   the product through an empty asm statement so that the compiler cannot fuse it into an FMA
+//   (GCC contracts a*b + c by default whenever FMA instructions are enabled, also under
+//   -std=c++20; constant evaluation never does).
 #pragma once
 
 #include <cstdint>
@@ -22,13 +23,19 @@
 #define POSENC_DETAIL_HW_FMA 0
 #endif
 
-// Placed first in a function body: no a*b+c contraction in that body under Clang (GCC contracts
-// only under -ffp-contract=fast, which ISO modes such as -std=c++20 leave off).
-#if defined(__clang__)
-#define POSENC_DETAIL_NO_FP_CONTRACT _Pragma("clang fp contract(off)")
+// POSENC_DETAIL_OPAQUE(v); after `double v = a * b;` keeps the compiler from fusing that product
+// with a later addition, at run time only (an empty asm statement that claims to modify v).
+#if defined(__x86_64__) || defined(__i386__)
+#define POSENC_DETAIL_ASM_FP_REG "+x"
+#elif defined(__aarch64__) || (defined(__arm__) && defined(__ARM_FP) && (__ARM_FP & 8))
+#define POSENC_DETAIL_ASM_FP_REG "+w"
 #else
-#define POSENC_DETAIL_NO_FP_CONTRACT
+#define POSENC_DETAIL_ASM_FP_REG "+m"
 #endif
+#define POSENC_DETAIL_OPAQUE(v)                                                   \
+  do {                                                                            \
+    if (!std::is_constant_evaluated()) __asm__("" : POSENC_DETAIL_ASM_FP_REG(v)); \
+  } while (false)
 
 namespace posenc::math {
 
@@ -55,10 +62,18 @@ constexpr dd fast_two_sum(double a, double b) {
 }
 
 namespace detail {
+// a * b rounded once, never fused with a neighbouring addition (see the header comment).
+constexpr double product(double a, double b) {
+  double p = a * b;
+  POSENC_DETAIL_OPAQUE(p);
+  return p;
+}
+
 // Veltkamp split: a == hi + lo, each with at most 26 significant bits (|a| < 2^996).
 constexpr dd split(double a) {
   constexpr double c = 134217729.0;  // 2^27 + 1
-  const double t = c * a;
+  double t = c * a;
+  POSENC_DETAIL_OPAQUE(t);
   const double u = t - a;
   const double hi = t - u;
   return {hi, a - hi};
@@ -81,7 +96,9 @@ constexpr dd two_prod(double a, double b) {
   return {p, e};
 }
 
-constexpr dd operator-(dd a) { return {-a.hi, -a.lo}; }
+constexpr dd operator-(dd a) {
+  return {-a.hi, -a.lo};
+}
 
 constexpr dd operator+(dd a, dd b) {
   const dd s = two_sum(a.hi, b.hi);
@@ -93,24 +110,31 @@ constexpr dd operator+(dd a, double b) {
   const dd s = two_sum(a.hi, b);
   return fast_two_sum(s.hi, s.lo + a.lo);
 }
-constexpr dd operator+(double a, dd b) { return b + a; }
-constexpr dd operator-(dd a, dd b) { return a + (-b); }
-constexpr dd operator-(dd a, double b) { return a + (-b); }
-constexpr dd operator-(double a, dd b) { return (-b) + a; }
+constexpr dd operator+(double a, dd b) {
+  return b + a;
+}
+constexpr dd operator-(dd a, dd b) {
+  return a + (-b);
+}
+constexpr dd operator-(dd a, double b) {
+  return a + (-b);
+}
+constexpr dd operator-(double a, dd b) {
+  return (-b) + a;
+}
 
 constexpr dd operator*(dd a, dd b) {
   const dd p = two_prod(a.hi, b.hi);
-  const double c1 = a.hi * b.lo;
-  const double c2 = a.lo * b.hi;
-  const double c = c1 + c2;
+  const double c = detail::product(a.hi, b.lo) + detail::product(a.lo, b.hi);
   return fast_two_sum(p.hi, p.lo + c);
 }
 constexpr dd operator*(dd a, double b) {
   const dd p = two_prod(a.hi, b);
-  const double c = a.lo * b;
-  return fast_two_sum(p.hi, p.lo + c);
+  return fast_two_sum(p.hi, p.lo + detail::product(a.lo, b));
 }
-constexpr dd operator*(double a, dd b) { return b * a; }
+constexpr dd operator*(double a, dd b) {
+  return b * a;
+}
 
 constexpr dd operator/(dd a, dd b) {
   // Long division with three quotient digits (Hida-Li-Bailey, accurate dd division).
@@ -122,12 +146,20 @@ constexpr dd operator/(dd a, dd b) {
   const dd q = fast_two_sum(q1, q2);
   return q + q3;
 }
-constexpr dd operator/(dd a, double b) { return a / dd{b, 0.0}; }
-constexpr dd operator/(double a, dd b) { return dd{a, 0.0} / b; }
+constexpr dd operator/(dd a, double b) {
+  return a / dd{b, 0.0};
+}
+constexpr dd operator/(double a, dd b) {
+  return dd{a, 0.0} / b;
+}
 
-constexpr bool operator<(dd a, dd b) { return a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo); }
+constexpr bool operator<(dd a, dd b) {
+  return a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo);
+}
 
 // Exact product of an integer below 2^53 and a double-double, to double-double accuracy.
-constexpr dd mul(std::uint64_t n, dd x) { return x * static_cast<double>(n); }
+constexpr dd mul(std::uint64_t n, dd x) {
+  return x * static_cast<double>(n);
+}
 
 }  // namespace posenc::math

@@ -1,7 +1,7 @@
 // Natural logarithm in double-double, double and float.
-// Method: x = 2^e m with m in [sqrt(1/2), sqrt(2)); log m = 2 atanh(s), s = (m-1)/(m+1), |s| <= 0.1716,
-// by the odd series atanh(s) = sum s^(2k+1)/(2k+1) (22 terms: truncation below 2^-110 relative);
-// log x = e ln2 + log m. The series keeps full relative precision near x = 1.
+// Method: x = 2^e m with m in [sqrt(1/2), sqrt(2)); log m = 2 atanh(s), s = (m-1)/(m+1), |s| <=
+// 0.1716, by the odd series atanh(s) = sum s^(2k+1)/(2k+1) (22 terms: truncation below 2^-110
+// relative); log x = e ln2 + log m. The series keeps full relative precision near x = 1.
 #pragma once
 
 #include <posenc/math/detail/fp_bits.hpp>
@@ -30,14 +30,18 @@ constexpr dd log(dd x) {
   if (e == 0) return log_m;
   const double ed = static_cast<double>(e);
   dd e_ln2 = two_prod(ed, ln2_0);
-  e_ln2 = e_ln2 + ed * ln2_1;
+  e_ln2 = e_ln2 + product(ed, ln2_1);
   return e_ln2 + log_m;
 }
 
 // log x, within 1 ulp.
-constexpr double log(double x) { return to_double(log(dd{x, 0.0})); }
+constexpr double log(double x) {
+  return to_double(log(dd{x, 0.0}));
+}
 
 // log x correctly rounded to float.
-constexpr float log(float x) { return to_float(log(dd{static_cast<double>(x), 0.0})); }
+constexpr float log(float x) {
+  return to_float(log(dd{static_cast<double>(x), 0.0}));
+}
 
 }  // namespace posenc::math

@@ -1,6 +1,7 @@
 // pow in double and float, and base^(num/den) in double-double (the shape of every RoPE frequency,
 // theta_i = base^(-2i/R)). Method: b^x = exp(x log b) entirely in double-double; the error of
-// x log b (|x log b| < 710, relative 2^-104) is amplified into at most ~2^-93 relative in the result.
+// x log b (|x log b| < 710, relative 2^-104) is amplified into at most ~2^-93 relative in the
+// result.
 #pragma once
 
 #include <cstdint>
@@ -37,15 +38,17 @@ constexpr bool pow_special(double b, double x, double& out) {
   }
   const double ab = fabs(b);
   if (is_inf(x)) {
-    if (ab == 1.0) out = 1.0;
-    else out = ((ab > 1.0) == (x > 0.0)) ? kInf : 0.0;
+    if (ab == 1.0)
+      out = 1.0;
+    else
+      out = ((ab > 1.0) == (x > 0.0)) ? kInf : 0.0;
     return true;
   }
   const bool odd = is_odd_integer(x);
   if (b == 0.0 || is_inf(b)) {
     const bool big = (b == 0.0) == (x < 0.0);  // 0^neg and inf^pos are infinite
     double r = big ? kInf : 0.0;
-    if (odd && (b < 0.0 || (b == 0.0 && 1.0 / b < 0.0))) r = -r;
+    if (odd && sign_bit(b)) r = -r;
     out = r;
     return true;
   }
@@ -58,7 +61,9 @@ constexpr bool pow_special(double b, double x, double& out) {
 }  // namespace detail
 
 // b^x as double-double for finite b > 0.
-constexpr dd pow(dd b, dd x) { return exp(log(b) * x); }
+constexpr dd pow(dd b, dd x) {
+  return exp(log(b) * x);
+}
 
 // b^x, within 1 ulp.
 constexpr double pow(double b, double x) {

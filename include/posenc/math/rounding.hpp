@@ -1,17 +1,36 @@
 // Rounding a double-double value once to float or double (round to nearest, ties to even).
 #pragma once
 
+#include <limits>
+
+#include <posenc/math/detail/fp_bits.hpp>
 #include <posenc/math/double_double.hpp>
 
 namespace posenc::math {
 
 // The double nearest to hi + lo (hi + lo is renormalised first, so hi is the rounded sum).
-constexpr double to_double(dd x) { return fast_two_sum(x.hi, x.lo).hi; }
+constexpr double to_double(dd x) {
+  if (detail::is_nan(x.hi) || detail::is_inf(x.hi) || x.lo == 0.0) return x.hi;  // keeps -0
+  return fast_two_sum(x.hi, x.lo).hi;
+}
 
 // The float nearest to hi + lo. Converting hi alone could round twice when hi is exactly halfway
 // between two floats; then the sign of lo decides. No float midpoint lies strictly between hi and
 // hi + lo because |lo| <= ulp(hi)/2 and midpoints are themselves doubles.
 constexpr float to_float(dd x) {
+  if (detail::is_nan(x.hi)) return std::numeric_limits<float>::quiet_NaN();
+  // Beyond the float range: from (FLT_MAX + 2^128)/2 on, the float is infinite (a tie there goes
+  // to the even significand, 2^128), except just below that midpoint.
+  constexpr double overflow = 0x1.ffffffp+127;
+  constexpr float inf = std::numeric_limits<float>::infinity();
+  if (detail::fabs(x.hi) >= overflow) {
+    const bool below =
+        detail::fabs(x.hi) == overflow && (x.lo != 0.0) && ((x.lo < 0.0) != (x.hi < 0.0));
+    if (below)
+      return x.hi < 0.0 ? -std::numeric_limits<float>::max() : std::numeric_limits<float>::max();
+    return x.hi < 0.0 ? -inf : inf;
+  }
+  if (x.lo == 0.0) return static_cast<float>(x.hi);  // keeps -0
   x = fast_two_sum(x.hi, x.lo);
   const float f = static_cast<float>(x.hi);
   if (x.lo == 0.0) return f;

@@ -38,10 +38,14 @@ constexpr sincos_result<dd> sincos_kernel(dd r) {
 // Rotate a first-quadrant result into quadrant q.
 constexpr sincos_result<dd> to_quadrant(sincos_result<dd> v, unsigned q) {
   switch (q & 3u) {
-    case 0: return {v.sin, v.cos};
-    case 1: return {v.cos, -v.sin};
-    case 2: return {-v.sin, -v.cos};
-    default: return {-v.cos, v.sin};
+    case 0:
+      return {v.sin, v.cos};
+    case 1:
+      return {v.cos, -v.sin};
+    case 2:
+      return {-v.sin, -v.cos};
+    default:
+      return {-v.cos, v.sin};
   }
 }
 }  // namespace detail
@@ -50,8 +54,21 @@ constexpr sincos_result<dd> to_quadrant(sincos_result<dd> v, unsigned q) {
 constexpr sincos_result<dd> sincos(dd x) {
   using namespace detail;
   if (!is_finite(x.hi)) return {{kNaN, 0.0}, {kNaN, 0.0}};
+  if (x.hi == 0.0) return {{x.hi, 0.0}, {1.0, 0.0}};  // keeps the sign of zero
   reduced_pio2 red = reduce_pio2(x.hi);
-  if (x.lo != 0.0) red.r = red.r + x.lo;
+  if (x.lo != 0.0) {
+    // x.lo is below ulp(x.hi)/2, which exceeds pi/4 once |x.hi| >= 2^53: reduce it too.
+    const reduced_pio2 low = reduce_pio2(x.lo);
+    red.quadrant += low.quadrant;
+    red.r = red.r + low.r;
+    if (red.r.hi > pio4_hi) {
+      red.r = (red.r - dd{pio2_0, pio2_1}) - pio2_2;
+      red.quadrant += 1u;
+    } else if (red.r.hi < -pio4_hi) {
+      red.r = (red.r + dd{pio2_0, pio2_1}) + pio2_2;
+      red.quadrant += 3u;
+    }
+  }
   return to_quadrant(sincos_kernel(red.r), red.quadrant);
 }
 
@@ -60,15 +77,23 @@ constexpr sincos_result<double> sincos(double x) {
   const sincos_result<dd> v = sincos(dd{x, 0.0});
   return {to_double(v.sin), to_double(v.cos)};
 }
-constexpr double sin(double x) { return sincos(x).sin; }
-constexpr double cos(double x) { return sincos(x).cos; }
+constexpr double sin(double x) {
+  return sincos(x).sin;
+}
+constexpr double cos(double x) {
+  return sincos(x).cos;
+}
 
 // sin x and cos x correctly rounded to float.
 constexpr sincos_result<float> sincos(float x) {
   const sincos_result<dd> v = sincos(dd{static_cast<double>(x), 0.0});
   return {to_float(v.sin), to_float(v.cos)};
 }
-constexpr float sin(float x) { return sincos(x).sin; }
-constexpr float cos(float x) { return sincos(x).cos; }
+constexpr float sin(float x) {
+  return sincos(x).sin;
+}
+constexpr float cos(float x) {
+  return sincos(x).cos;
+}
 
 }  // namespace posenc::math

@@ -1,5 +1,6 @@
 // Bit-level helpers on IEEE-754 binary64/binary32 that are usable in constant expressions.
-// std::bit_cast is constexpr (C++20), so exponent extraction and scaling by powers of two need no libm.
+// std::bit_cast is constexpr (C++20), so exponent extraction and scaling by powers of two need no
+// libm.
 #pragma once
 
 #include <bit>
@@ -11,10 +12,21 @@ namespace posenc::math::detail {
 inline constexpr double kInf = std::numeric_limits<double>::infinity();
 inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-constexpr bool is_nan(double x) { return x != x; }
-constexpr bool is_inf(double x) { return x == kInf || x == -kInf; }
-constexpr bool is_finite(double x) { return !is_nan(x) && !is_inf(x); }
-constexpr double fabs(double x) { return x < 0.0 ? -x : (x == 0.0 ? 0.0 : x); }
+constexpr bool is_nan(double x) {
+  return x != x;
+}
+constexpr bool is_inf(double x) {
+  return x == kInf || x == -kInf;
+}
+constexpr bool is_finite(double x) {
+  return !is_nan(x) && !is_inf(x);
+}
+constexpr bool sign_bit(double x) {
+  return (std::bit_cast<std::uint64_t>(x) >> 63) != 0;
+}
+constexpr double fabs(double x) {
+  return x < 0.0 ? -x : (x == 0.0 ? 0.0 : x);
+}
 
 // 2^k for k in [-1022, 1023], built from its bit pattern (exact).
 constexpr double pow2(int k) {

@@ -1,10 +1,11 @@
 // Argument reduction modulo pi/2 for every finite double, exact enough for double-double results.
-// Payne & Hanek (1983), "Radian reduction for trigonometric functions": write |x| = M 2^E (M a 53-bit
-// integer); bits of 2/pi whose product with x is a multiple of 4 are skipped, and a 256-bit window
-// of 2/pi times M is formed exactly in integer arithmetic (32-bit limbs, 64-bit products: also exact
-// on 32-bit targets). The 2 bits above the binary point give the quadrant; the fraction (>= 222 bits,
-// tail error < 2^-170 quadrants) is normalised before conversion, so the reduced argument keeps
-// ~2^-104 relative accuracy even for the doubles closest to multiples of pi/2 (~2^-61 away).
+// Payne & Hanek (1983), "Radian reduction for trigonometric functions": write |x| = M 2^E (M a
+// 53-bit integer); bits of 2/pi whose product with x is a multiple of 4 are skipped, and a 256-bit
+// window of 2/pi times M is formed exactly in integer arithmetic (32-bit limbs, 64-bit products:
+// also exact on 32-bit targets). The 2 bits above the binary point give the quadrant; the fraction
+// (>= 222 bits, tail error < 2^-170 quadrants) is normalised before conversion, so the reduced
+// argument keeps ~2^-104 relative accuracy even for the doubles closest to multiples of pi/2
+// (~2^-61 away).
 #pragma once
 
 #include <bit>
@@ -83,7 +84,7 @@ constexpr reduced_pio2 reduce_pio2(double x) {
     frac = frac + ldexp(static_cast<double>(F[t]), 32 * t - s);
   }
   dd r = frac * dd{pio2_0, pio2_1};
-  r = r + frac.hi * pio2_2;
+  r = r + product(frac.hi, pio2_2);
   if (negative) r = -r;
   if (x < 0.0) {
     r = -r;
