@@ -33,4 +33,12 @@ constexpr sincos_result<T> sincos_of_product(std::uint64_t p, dd theta) {
   return {round_to<T>(v.sin), round_to<T>(v.cos)};
 }
 
+// scale * sin and scale * cos of p * theta, each rounded once to T: the entries of a RoPE table
+// whose attention factor is `scale` (HF multiplies both cos and sin by it).
+template <class T>
+constexpr sincos_result<T> sincos_of_product(std::uint64_t p, dd theta, dd scale) {
+  const sincos_result<dd> v = sincos_of_product_dd(p, theta);
+  return {round_to<T>(v.sin * scale), round_to<T>(v.cos * scale)};
+}
+
 }  // namespace posenc::math

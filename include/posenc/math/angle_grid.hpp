@@ -34,8 +34,15 @@ namespace posenc::math {
 namespace detail {
 inline constexpr std::size_t kAngleBlock = 64;
 
-// Error bound of an entry before rounding to float (see the header comment): below 2^-43.85.
+// Error bound of an entry before rounding to float (see the header comment): below 2^-43.85 for
+// scale 1. With a scale (the attention factor), the double entry is (combination) * scale.hi:
+// error below scale (2^-43.85 + 2^-53) + |scale.lo| + 2^-53 scale < scale 2^-43.6, so the margin
+// 2^-43 scale keeps the guard sound.
 inline constexpr double kCombineEps = 0x1p-43;
+constexpr double combine_eps(dd scale) {
+  const double a = scale.hi < 0.0 ? -scale.hi : scale.hi;
+  return kCombineEps * (a > 1.0 ? a : 1.0);
+}
 
 // cos + i sin as two doubles, the unit of angle addition in double precision.
 struct unit_complex {
@@ -92,11 +99,11 @@ struct high_angles {
 // allocation, ~1.3 KiB of stack.
 template <class T>
 constexpr void sincos_of_products(dd theta, std::size_t count, T* cos_out, T* sin_out,
-                                  std::size_t stride) {
+                                  std::size_t stride, dd scale = {1.0, 0.0}) {
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
                 "posenc: tables are float or double");
   constexpr std::size_t B = detail::kAngleBlock;
-  constexpr double eps = detail::kCombineEps;
+  const double eps = detail::combine_eps(scale);
   detail::low_angles low;
   low.init(theta);
   detail::high_angles high{theta, {}, {}};
@@ -107,8 +114,10 @@ constexpr void sincos_of_products(dd theta, std::size_t count, T* cos_out, T* si
     for (std::size_t b = 0; b < B && a * B + b < count; ++b) {
       const std::size_t p = a * B + b;
       if constexpr (std::is_same_v<T, float>) {
-        const double c = detail::product(hc, low.c[b]) - detail::product(hs, low.s[b]);
-        const double s = detail::product(hs, low.c[b]) + detail::product(hc, low.s[b]);
+        const double c = detail::product(
+            detail::product(hc, low.c[b]) - detail::product(hs, low.s[b]), scale.hi);
+        const double s = detail::product(
+            detail::product(hs, low.c[b]) + detail::product(hc, low.s[b]), scale.hi);
         const float cf = static_cast<float>(c - eps);
         const float sf = static_cast<float>(s - eps);
         if (cf == static_cast<float>(c + eps) && sf == static_cast<float>(s + eps)) {
@@ -117,7 +126,7 @@ constexpr void sincos_of_products(dd theta, std::size_t count, T* cos_out, T* si
           continue;
         }
       }
-      const sincos_result<T> v = sincos_of_product<T>(p, theta);
+      const sincos_result<T> v = sincos_of_product<T>(p, theta, scale);
       cos_out[p * stride] = v.cos;
       sin_out[p * stride] = v.sin;
     }
@@ -135,17 +144,20 @@ struct sincos_grid {
 // return value; use sincos_of_products into your own storage there). Entries equal
 // sincos_of_products, hence sincos_of_product, bit for bit.
 template <class T, std::size_t P, std::size_t F>
-constexpr sincos_grid<T, P, F> make_sincos_grid(const std::array<dd, F>& theta) {
+constexpr sincos_grid<T, P, F> make_sincos_grid(const std::array<dd, F>& theta,
+                                               dd scale = {1.0, 0.0}) {
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
                 "posenc: tables are float or double");
   static_assert(P > 0 && F > 0, "posenc: a grid needs at least one position and one frequency");
   static_assert(P < (std::size_t{1} << 32), "posenc: positions must be below 2^32");
   constexpr std::size_t B = detail::kAngleBlock;
-  constexpr double eps = detail::kCombineEps;
+  const double eps = detail::combine_eps(scale);
+  const double sc = scale.hi;
   sincos_grid<T, P, F> g{};
   if (!std::is_constant_evaluated()) {
     // Run time: the same entries through the fusion-proof builder.
-    for (std::size_t i = 0; i < F; ++i) sincos_of_products<T>(theta[i], P, g.cos + i, g.sin + i, F);
+    for (std::size_t i = 0; i < F; ++i)
+      sincos_of_products<T>(theta[i], P, g.cos + i, g.sin + i, F, scale);
     return g;
   }
   double lc[F][B]{};
@@ -173,8 +185,8 @@ constexpr sincos_grid<T, P, F> make_sincos_grid(const std::array<dd, F>& theta) 
       const std::size_t row = p * F;
       for (std::size_t i = 0; i < F; ++i) {
         if constexpr (std::is_same_v<T, float>) {
-          const double c = hc[i] * lc[i][b] - hs[i] * ls[i][b];
-          const double s = hs[i] * lc[i][b] + hc[i] * ls[i][b];
+          const double c = (hc[i] * lc[i][b] - hs[i] * ls[i][b]) * sc;
+          const double s = (hs[i] * lc[i][b] + hc[i] * ls[i][b]) * sc;
           const float cf = static_cast<float>(c - eps);
           const float sf = static_cast<float>(s - eps);
           if (cf == static_cast<float>(c + eps) && sf == static_cast<float>(s + eps)) {
@@ -183,7 +195,7 @@ constexpr sincos_grid<T, P, F> make_sincos_grid(const std::array<dd, F>& theta) 
             continue;
           }
         }
-        const sincos_result<T> v = sincos_of_product<T>(p, theta[i]);
+        const sincos_result<T> v = sincos_of_product<T>(p, theta[i], scale);
         g.cos[row + i] = v.cos;
         g.sin[row + i] = v.sin;
       }

@@ -1,0 +1,4 @@
+// posenc frequencies: inv_freq and attention_factor for every RoPE scaling.
+#pragma once
+
+#include <posenc/frequencies/rope.hpp>
