@@ -34,22 +34,23 @@ needed_limit() {  # smallest limit that compiles, within 2%: doubling, then bise
   echo "$hi"
 }
 
-printf '%-11s %-9s %-8s %-9s %s\n' compiler positions seconds peak_MB 'limit needed (within 2%)'
+printf '%-11s %-9s %-8s %-9s %-9s %s\n' compiler positions wall_s cpu_s peak_MB 'limit needed (within 2%)'
 for n in "${positions[@]}"; do
   for cxx in g++ clang++-16; do
     command -v "$cxx" >/dev/null || { echo "$cxx: not installed"; continue; }
     extra=()
     [ "$cxx" = g++ ] && extra=(-fconstexpr-loop-limit=16777216)
-    /usr/bin/time -f '%e %M' -o "$out/time" "$cxx" -std=c++20 -O2 -c -I"$inc" \
+    /usr/bin/time -f '%e %U %S %M' -o "$out/time" "$cxx" -std=c++20 -O2 -c -I"$inc" \
       -DPOSENC_GRID_POSITIONS="$n" "${extra[@]}" "${limit_flag[$cxx]}${limit_max[$cxx]}" \
       "$src" -o "$out/grid.o"
-    read -r secs kb <"$out/time"
+    read -r secs user sys kb <"$out/time"
+    cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
     if [ "${POSENC_MEASURE_LIMITS:-1}" = 1 ]; then
       need="${limit_flag[$cxx]}$(needed_limit "$cxx" "$n")"
     else
       need='(skipped)'
     fi
-    printf '%-11s %-9s %-8s %-9s %s\n' "$cxx" "$n" "$secs" "$((kb / 1024))" "$need"
+    printf '%-11s %-9s %-8s %-9s %-9s %s\n' "$cxx" "$n" "$secs" "$cpu" "$((kb / 1024))" "$need"
   done
 done
 size -A "$out/grid.o" | awk '$1 == ".rodata" || $1 ~ /^\.rodata\./ {print "  .rodata bytes (last object):", $2}'

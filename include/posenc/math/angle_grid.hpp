@@ -35,9 +35,9 @@ namespace detail {
 inline constexpr std::size_t kAngleBlock = 64;
 
 // Error bound of an entry before rounding to float (see the header comment): below 2^-43.85 for
-// scale 1. With a scale (the attention factor), the double entry is (combination) * scale.hi:
-// error below scale (2^-43.85 + 2^-53) + |scale.lo| + 2^-53 scale < scale 2^-43.6, so the margin
-// 2^-43 scale keeps the guard sound.
+// scale 1. With a scale s (the attention factor) the low values carry s (rounded: + u s) and
+// s.lo is dropped (<= u s): error below s (2^-43.85 + 2 u) < s 2^-43.8, so the margin
+// max(1, s) 2^-43 keeps the guard sound.
 inline constexpr double kCombineEps = 0x1p-43;
 constexpr double combine_eps(dd scale) {
   const double a = scale.hi < 0.0 ? -scale.hi : scale.hi;
@@ -60,18 +60,18 @@ constexpr unit_complex add_angles(unit_complex a, unit_complex b) {
   return {product(a.c, b.c) - product(a.s, b.s), product(a.s, b.c) + product(a.c, b.s)};
 }
 
-// sincos(b theta) for b < 64 by repeated angle addition from sincos(theta) rounded to doubles:
-// each step adds at most 2 sqrt(2) u (the product) + sqrt(2) u (the rounded step), so after n <= 63
-// steps the error is below 63 * 4.25 u < 2^-44.9.
+// scale * sincos(b theta) for b < 64: repeated angle addition from sincos(theta) rounded to
+// doubles; each step adds at most 2 sqrt(2) u (the product) + sqrt(2) u (the rounded step), so after
+// n <= 63 steps the error is below 63 * 4.25 u < 2^-44.9; the final product by scale adds u * scale.
 struct low_angles {
   double c[kAngleBlock]{};
   double s[kAngleBlock]{};
-  constexpr void init(dd theta) {
+  constexpr void init(dd theta, double scale) {
     unit_complex cur{};
     const unit_complex step = to_unit_complex(sincos_of_product_dd(1, theta));
     for (std::size_t b = 0; b < kAngleBlock; ++b) {
-      c[b] = cur.c;
-      s[b] = cur.s;
+      c[b] = product(cur.c, scale);
+      s[b] = product(cur.s, scale);
       cur = add_angles(cur, step);
     }
   }
@@ -105,7 +105,7 @@ constexpr void sincos_of_products(dd theta, std::size_t count, T* cos_out, T* si
   constexpr std::size_t B = detail::kAngleBlock;
   const double eps = detail::combine_eps(scale);
   detail::low_angles low;
-  low.init(theta);
+  low.init(theta, scale.hi);
   detail::high_angles high{theta, {}, {}};
   for (std::size_t a = 0; a * B < count; ++a) {
     high.advance_to(a);
@@ -114,10 +114,8 @@ constexpr void sincos_of_products(dd theta, std::size_t count, T* cos_out, T* si
     for (std::size_t b = 0; b < B && a * B + b < count; ++b) {
       const std::size_t p = a * B + b;
       if constexpr (std::is_same_v<T, float>) {
-        const double c = detail::product(
-            detail::product(hc, low.c[b]) - detail::product(hs, low.s[b]), scale.hi);
-        const double s = detail::product(
-            detail::product(hs, low.c[b]) + detail::product(hc, low.s[b]), scale.hi);
+        const double c = detail::product(hc, low.c[b]) - detail::product(hs, low.s[b]);
+        const double s = detail::product(hs, low.c[b]) + detail::product(hc, low.s[b]);
         const float cf = static_cast<float>(c - eps);
         const float sf = static_cast<float>(s - eps);
         if (cf == static_cast<float>(c + eps) && sf == static_cast<float>(s + eps)) {
@@ -152,7 +150,6 @@ constexpr sincos_grid<T, P, F> make_sincos_grid(const std::array<dd, F>& theta,
   static_assert(P < (std::size_t{1} << 32), "posenc: positions must be below 2^32");
   constexpr std::size_t B = detail::kAngleBlock;
   const double eps = detail::combine_eps(scale);
-  const double sc = scale.hi;
   sincos_grid<T, P, F> g{};
   if (!std::is_constant_evaluated()) {
     // Run time: the same entries through the fusion-proof builder.
@@ -167,7 +164,7 @@ constexpr sincos_grid<T, P, F> make_sincos_grid(const std::array<dd, F>& theta,
   double hs[F]{};
   for (std::size_t i = 0; i < F; ++i) {
     detail::low_angles low;
-    low.init(theta[i]);
+    low.init(theta[i], scale.hi);
     for (std::size_t b = 0; b < B; ++b) {
       lc[i][b] = low.c[b];
       ls[i][b] = low.s[b];
@@ -185,8 +182,8 @@ constexpr sincos_grid<T, P, F> make_sincos_grid(const std::array<dd, F>& theta,
       const std::size_t row = p * F;
       for (std::size_t i = 0; i < F; ++i) {
         if constexpr (std::is_same_v<T, float>) {
-          const double c = (hc[i] * lc[i][b] - hs[i] * ls[i][b]) * sc;
-          const double s = (hs[i] * lc[i][b] + hc[i] * ls[i][b]) * sc;
+          const double c = hc[i] * lc[i][b] - hs[i] * ls[i][b];
+          const double s = hs[i] * lc[i][b] + hc[i] * ls[i][b];
           const float cf = static_cast<float>(c - eps);
           const float sf = static_cast<float>(s - eps);
           if (cf == static_cast<float>(c + eps) && sf == static_cast<float>(s + eps)) {
