@@ -3,3 +3,4 @@
 #pragma once
 
 #include <posenc/math.hpp>
+#include <posenc/tables.hpp>

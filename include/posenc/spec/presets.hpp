@@ -1,0 +1,210 @@
+// RoPE configurations of published models, one type per model: a `static constexpr rope_config
+// config` (so each is a rope_spec, usable as posenc::inv_freq_v<P, float> and in tables), its
+// `name` (the key of --preset and of dispatch_preset) and the checkpoint's
+// `max_position_embeddings`. Every value comes from the model's Hugging Face config.json; each
+// preset cites the repository and the fields it was read from. Layouts are those of the HF
+// checkpoints (reference/formulas.md section 1): Llama (whose HF converter permuted Meta's
+// interleaved q/k rows), Mistral, Qwen2, Phi and GPT-NeoX checkpoints are half-split; GPT-J and
+// DeepSeek-V2's rope slice are interleaved.
+//
+// `all` is a Boost.Hana tuple of every preset type: iterate it with hana::for_each (proofs/), or
+// go from a runtime name to a type with dispatch_preset (spec/dispatch.hpp). docs/presets.md
+// lists the presets with their provenance and explains how to add one.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+
+#include <boost/hana/tuple.hpp>
+#include <boost/hana/type.hpp>
+
+#include <posenc/spec/rope.hpp>
+
+namespace posenc::presets {
+
+// meta-llama/Llama-2-7b-hf config.json: hidden_size 4096 / num_attention_heads 32 = head_dim 128;
+// no rope_theta field, so LlamaConfig's default 10000.0; rope_scaling null;
+// max_position_embeddings 4096.
+struct llama_2_7b {
+  static constexpr std::string_view name = "llama-2-7b";
+  static constexpr std::uint32_t max_position_embeddings = 4096;
+  static constexpr rope_config config{128, 128, 10000.0, rope_layout::half, scaling::none()};
+};
+
+// meta-llama/Meta-Llama-3-8B config.json: hidden_size 4096 / num_attention_heads 32 = 128;
+// rope_theta 500000.0; rope_scaling null; max_position_embeddings 8192.
+struct llama_3_8b {
+  static constexpr std::string_view name = "llama-3-8b";
+  static constexpr std::uint32_t max_position_embeddings = 8192;
+  static constexpr rope_config config{128, 128, 500000.0, rope_layout::half, scaling::none()};
+};
+
+// meta-llama/Llama-3.1-8B config.json: hidden_size 4096 / num_attention_heads 32 = 128;
+// rope_theta 500000.0; rope_scaling {rope_type "llama3", factor 8.0, low_freq_factor 1.0,
+// high_freq_factor 4.0, original_max_position_embeddings 8192}; max_position_embeddings 131072.
+struct llama_3_1_8b {
+  static constexpr std::string_view name = "llama-3.1-8b";
+  static constexpr std::uint32_t max_position_embeddings = 131072;
+  static constexpr rope_config config{128, 128, 500000.0, rope_layout::half,
+                                      scaling::llama3(8.0, 1.0, 4.0, 8192)};
+};
+
+// mistralai/Mistral-7B-v0.1 config.json: hidden_size 4096 / num_attention_heads 32 = 128;
+// rope_theta 10000.0; max_position_embeddings 32768.
+struct mistral_7b_v0_1 {
+  static constexpr std::string_view name = "mistral-7b-v0.1";
+  static constexpr std::uint32_t max_position_embeddings = 32768;
+  static constexpr rope_config config{128, 128, 10000.0, rope_layout::half, scaling::none()};
+};
+
+// Qwen/Qwen2-7B config.json: hidden_size 3584 / num_attention_heads 28 = 128;
+// rope_theta 1000000.0; max_position_embeddings 131072.
+struct qwen2_7b {
+  static constexpr std::string_view name = "qwen2-7b";
+  static constexpr std::uint32_t max_position_embeddings = 131072;
+  static constexpr rope_config config{128, 128, 1000000.0, rope_layout::half, scaling::none()};
+};
+
+// codellama/CodeLlama-7b-hf config.json: hidden_size 4096 / num_attention_heads 32 = 128;
+// rope_theta 1000000; max_position_embeddings 16384.
+struct codellama_7b {
+  static constexpr std::string_view name = "codellama-7b";
+  static constexpr std::uint32_t max_position_embeddings = 16384;
+  static constexpr rope_config config{128, 128, 1000000.0, rope_layout::half, scaling::none()};
+};
+
+// EleutherAI/gpt-j-6b config.json: n_embd 4096 / n_head 16 = head_dim 256; rotary_dim 64;
+// n_positions 2048. The base is not a config field: HF models/gptj/modeling_gptj.py
+// (create_sinusoidal_positions) uses 10000. Pairs are interleaved (rotate_every_two).
+struct gpt_j_6b {
+  static constexpr std::string_view name = "gpt-j-6b";
+  static constexpr std::uint32_t max_position_embeddings = 2048;
+  static constexpr rope_config config{256, 64, 10000.0, rope_layout::interleaved, scaling::none()};
+};
+
+// EleutherAI/gpt-neox-20b config.json: hidden_size 6144 / num_attention_heads 64 = 96;
+// rotary_pct 0.25 (HF: int(96 * 0.25) = 24); rotary_emb_base 10000; max_position_embeddings 2048.
+struct gpt_neox_20b {
+  static constexpr std::string_view name = "gpt-neox-20b";
+  static constexpr std::uint32_t max_position_embeddings = 2048;
+  static constexpr rope_config config{96, rotary_dim_from_factor(96, 0.25), 10000.0,
+                                      rope_layout::half, scaling::none()};
+};
+
+// microsoft/phi-2 config.json: hidden_size 2560 / num_attention_heads 32 = 80;
+// partial_rotary_factor 0.4 (HF: int(80 * 0.4) = 32); rope_theta 10000.0;
+// max_position_embeddings 2048.
+struct phi_2 {
+  static constexpr std::string_view name = "phi-2";
+  static constexpr std::uint32_t max_position_embeddings = 2048;
+  static constexpr rope_config config{80, rotary_dim_from_factor(80, 0.4), 10000.0,
+                                      rope_layout::half, scaling::none()};
+};
+
+namespace data {
+// microsoft/Phi-3-mini-128k-instruct config.json, rope_scaling.short_factor and
+// rope_scaling.long_factor (rope_scaling.type "longrope"; the checkpoint as revised by Microsoft's
+// June 2024 update; the April 2024 release had type "su" and other lists). Quoted digit for digit;
+// the compiler rounds each literal to the nearest double, as Python's json does. R/2 = 48 each.
+inline constexpr std::array<double, 48> phi_3_mini_128k_short_factor = {
+    1.1,
+    1.1,
+    1.1,
+    1.3000000000000003,
+    1.3500000000000003,
+    1.3500000000000003,
+    1.4000000000000004,
+    1.5500000000000005,
+    2.000000000000001,
+    2.000000000000001,
+    2.000000000000001,
+    2.000000000000001,
+    2.000000000000001,
+    2.000000000000001,
+    2.000000000000001,
+    2.000000000000001,
+    2.000000000000001,
+    2.000000000000001,
+    2.000000000000001,
+    2.000000000000001,
+    2.000000000000001,
+    2.000000000000001,
+    2.000000000000001,
+    2.000000000000001,
+    2.000000000000001,
+    2.0500000000000007,
+    2.0500000000000007,
+    2.0500000000000007,
+    2.0500000000000007,
+    2.0500000000000007,
+    2.0500000000000007,
+    2.1000000000000005,
+    2.1000000000000005,
+    2.1500000000000004,
+    2.25,
+    2.25,
+    2.25,
+    2.25,
+    2.25,
+    2.3999999999999995,
+    2.4499999999999993,
+    2.499999999999999,
+    2.6999999999999984,
+    2.6999999999999984,
+    2.7499999999999982,
+    2.799999999999998,
+    2.8999999999999977,
+    3.049999999999997,
+};
+inline constexpr std::array<double, 48> phi_3_mini_128k_long_factor = {
+    1.0700000524520874, 1.1200000047683716, 1.149999976158142,  1.4199999570846558,
+    1.5699999332427979, 1.7999999523162842, 2.129999876022339,  2.129999876022339,
+    3.009999990463257,  5.910000324249268,  6.950000286102295,  9.070000648498535,
+    9.930000305175781,  10.710000038146973, 11.130000114440918, 14.609999656677246,
+    15.409998893737793, 19.809999465942383, 37.279998779296875, 38.279998779296875,
+    38.599998474121094, 40.12000274658203,  46.20000457763672,  50.940006256103516,
+    53.66000747680664,  54.9373893737793,   56.89738845825195,  57.28738784790039,
+    59.98738479614258,  60.86738586425781,  60.887386322021484, 61.71739196777344,
+    62.91739273071289,  62.957393646240234, 63.41739273071289,  63.8173942565918,
+    63.83739471435547,  63.897396087646484, 63.93739700317383,  64.06739807128906,
+    64.11434936523438,  64.12435150146484,  64.15435028076172,  64.19435119628906,
+    64.24435424804688,  64.57435607910156,  64.69000244140625,  64.76000213623047,
+};
+}  // namespace data
+
+// microsoft/Phi-3-mini-128k-instruct config.json: hidden_size 3072 / num_attention_heads 32 = 96;
+// rope_theta 10000.0; original_max_position_embeddings 4096; max_position_embeddings 131072
+// (longrope factor 131072 / 4096 = 32, attention factor sqrt(1 + ln 32 / ln 4096));
+// rope_scaling.short_factor / long_factor as in data:: above.
+struct phi_3_mini_128k_instruct {
+  static constexpr std::string_view name = "phi-3-mini-128k-instruct";
+  static constexpr std::uint32_t max_position_embeddings = 131072;
+  static constexpr rope_config config{
+      96, 96, 10000.0, rope_layout::half,
+      scaling::longrope(data::phi_3_mini_128k_short_factor, data::phi_3_mini_128k_long_factor, 4096,
+                        131072)};
+};
+
+// deepseek-ai/DeepSeek-V2-Lite config.json: the rotary slice of each head is qk_rope_head_dim 64
+// (the qk_nope_head_dim 128 channels carry no position); rope_theta 10000; rope_scaling {type
+// "yarn", factor 40, original_max_position_embeddings 4096, beta_fast 32, beta_slow 1, mscale
+// 0.707, mscale_all_dim 0.707}; max_position_embeddings 163840. The rope slice is interleaved
+// (HF's modeling_deepseek permutes q/k pairs before rotate_half; vLLM is_neox_style=False). The
+// softmax-scale mscale^2 correction lives in DeepSeek's attention, not in RoPE.
+struct deepseek_v2_lite {
+  static constexpr std::string_view name = "deepseek-v2-lite";
+  static constexpr std::uint32_t max_position_embeddings = 163840;
+  static constexpr rope_config config{64, 64, 10000.0, rope_layout::interleaved,
+                                      scaling::yarn(40.0, 4096, 32.0, 1.0, true, 0.707, 0.707)};
+};
+
+// Every preset, as Boost.Hana types.
+inline constexpr auto all = boost::hana::make_tuple(
+    boost::hana::type_c<llama_2_7b>, boost::hana::type_c<llama_3_8b>,
+    boost::hana::type_c<llama_3_1_8b>, boost::hana::type_c<mistral_7b_v0_1>,
+    boost::hana::type_c<qwen2_7b>, boost::hana::type_c<codellama_7b>, boost::hana::type_c<gpt_j_6b>,
+    boost::hana::type_c<gpt_neox_20b>, boost::hana::type_c<phi_2>,
+    boost::hana::type_c<phi_3_mini_128k_instruct>, boost::hana::type_c<deepseek_v2_lite>);
+
+}  // namespace posenc::presets

@@ -1,0 +1,252 @@
+// The RoPE rotation R_m for position m, as a dense head_dim x head_dim matrix and as a list of
+// 2x2 pair rotations, and the scalar reference that applies it (the reference the SIMD kernels are
+// checked against).
+//
+// R_m is block-diagonal up to a permutation: pair i < R/2 rotates channels (first, second) by the
+// angle m * theta_i, and channels >= R (partial rotary) pass through unchanged. The pairs are
+// (2i, 2i+1) for rope_layout::interleaved and (i, i + R/2) for rope_layout::half
+// (reference/formulas.md §1). With y = R_m x (row-major matrix, column vector x):
+//   y[first]  = x[first] cos(m theta_i) - x[second] sin(m theta_i)
+//   y[second] = x[first] sin(m theta_i) + x[second] cos(m theta_i).
+// The two layouts' matrices are conjugate by the permutation that sends channel 2i to i and 2i+1
+// to i + R/2: R_half[pi(r)][pi(c)] == R_interleaved[r][c].
+//
+// These are pure rotations: cos and sin are cos/sin(m * theta_i) rounded once to T (the
+// correctly rounded values of math::sincos_of_product<T>), WITHOUT the attention factor. The
+// cos/sin caches (tables/rope_cache.hpp) carry the attention factor, as HF and ggml do; a cache
+// entry equals the matching pair_rotation entry bit for bit when the factor is 1.
+//
+// seq_len: as for the caches (only dynamic and longrope depend on it; 0 means none).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include <posenc/frequencies/rope.hpp>
+#include <posenc/math/angle.hpp>
+#include <posenc/math/double_double.hpp>
+#include <posenc/spec/rope.hpp>
+#include <posenc/spec/rope_spec.hpp>
+#include <posenc/spec/validate.hpp>
+#include <posenc/tables/thetas.hpp>
+
+namespace posenc {
+
+// The two channels rotated together by pair i.
+struct rope_pair_channels {
+  std::uint32_t first = 0;
+  std::uint32_t second = 0;
+};
+
+// Channels of pair i < rotary_dim/2 in c's layout: (2i, 2i+1) or (i, i + R/2).
+constexpr rope_pair_channels pair_channels(const rope_config& c, std::uint32_t i) {
+  if (c.layout == rope_layout::interleaved) return {2 * i, 2 * i + 1};
+  return {i, i + c.rotary_dim / 2};
+}
+
+// One 2x2 rotation: channels (first, second) by the angle whose cos and sin these are.
+template <class T>
+struct pair_rotation {
+  T cos{};
+  T sin{};
+  std::uint32_t first = 0;
+  std::uint32_t second = 0;
+};
+
+namespace detail {
+template <class T>
+inline constexpr bool is_table_type = std::is_same_v<T, float> || std::is_same_v<T, double>;
+
+// theta_i of a runtime config, computed on demand (no storage needed for any rotary_dim).
+struct config_thetas {
+  const rope_config& c;
+  std::uint64_t seq_len;
+  constexpr math::dd operator()(std::uint32_t i) const { return inv_freq_dd(c, i, seq_len); }
+};
+// theta_i of a compile-time spec, evaluated once (tables/thetas.hpp).
+template <rope_spec S>
+struct spec_thetas {
+  constexpr math::dd operator()(std::uint32_t i) const { return spec_thetas_v<S>[i]; }
+};
+
+// Pair i of a valid config at position m.
+template <class T>
+constexpr pair_rotation<T> pair_rotation_at(const rope_config& c, std::uint32_t i, std::uint64_t m,
+                                            math::dd theta) {
+  const math::sincos_result<T> v = math::sincos_of_product<T>(m, theta);
+  const rope_pair_channels ch = pair_channels(c, i);
+  return {v.cos, v.sin, ch.first, ch.second};
+}
+
+template <class T, class Thetas>
+constexpr void fill_rotation_pairs(const rope_config& c, std::uint64_t m, Thetas theta,
+                                   pair_rotation<T>* out) {
+  for (std::uint32_t i = 0; i < c.rotary_dim / 2; ++i)
+    out[i] = pair_rotation_at<T>(c, i, m, theta(i));
+}
+
+template <class T, class Thetas>
+constexpr void fill_rotation_matrix(const rope_config& c, std::uint64_t m, Thetas theta, T* out) {
+  const std::size_t d = c.head_dim;
+  for (std::size_t k = 0; k < d * d; ++k) out[k] = T(0);
+  for (std::size_t k = c.rotary_dim; k < d; ++k) out[k * d + k] = T(1);
+  for (std::uint32_t i = 0; i < c.rotary_dim / 2; ++i) {
+    const pair_rotation<T> r = pair_rotation_at<T>(c, i, m, theta(i));
+    const std::size_t a = r.first;
+    const std::size_t b = r.second;
+    out[a * d + a] = r.cos;
+    out[a * d + b] = -r.sin;
+    out[b * d + a] = r.sin;
+    out[b * d + b] = r.cos;
+  }
+}
+
+// a * b rounded once to T and never fused with a neighbouring addition (at run time the compiler
+// could otherwise contract x cos - y sin into an FMA; see math/double_double.hpp).
+template <class T>
+constexpr T unfused_product(T a, T b) {
+  T p = a * b;
+  POSENC_DETAIL_OPAQUE(p);
+  return p;
+}
+
+// Deliberately not constexpr: an array-returning function below calls it when its precondition
+// fails, so that constant evaluation stops here, naming the problem.
+inline void rotation_precondition_failed_invalid_config_or_size_mismatch() {}
+}  // namespace detail
+
+// Applies one pair rotation: y[first] = x[first] cos - x[second] sin and
+// y[second] = x[first] sin + x[second] cos, in T, each product rounded once (never fused into an
+// FMA) and then the sum or difference rounded once. Both inputs are read before either output is
+// written, so x == y is allowed.
+template <class T>
+constexpr void apply_pair_rotation(const pair_rotation<T>& r, const T* x, T* y) {
+  const T a = x[r.first];
+  const T b = x[r.second];
+  y[r.first] = detail::unfused_product(a, r.cos) - detail::unfused_product(b, r.sin);
+  y[r.second] = detail::unfused_product(a, r.sin) + detail::unfused_product(b, r.cos);
+}
+
+namespace detail {
+template <class T, class Thetas>
+constexpr void apply_rotation_with(const rope_config& c, std::uint64_t m, Thetas theta, const T* x,
+                                   T* y) {
+  for (std::uint32_t i = 0; i < c.rotary_dim / 2; ++i)
+    apply_pair_rotation(pair_rotation_at<T>(c, i, m, theta(i)), x, y);
+  for (std::size_t k = c.rotary_dim; k < c.head_dim; ++k) y[k] = x[k];
+}
+}  // namespace detail
+
+// ---- runtime configs -------------------------------------------------------------------------
+
+// Writes the rotary_dim/2 pair rotations of position m to out[0 .. R/2), in pair order. If c is
+// invalid, returns the broken rule and writes nothing.
+template <class T>
+constexpr rope_error rotation_pairs(const rope_config& c, std::uint64_t m, pair_rotation<T>* out,
+                                    std::uint64_t seq_len = 0) {
+  static_assert(detail::is_table_type<T>, "posenc: tables are float or double");
+  const rope_error e = validate(c);
+  if (e != rope_error::ok) return e;
+  detail::fill_rotation_pairs<T>(c, m, detail::config_thetas{c, seq_len}, out);
+  return rope_error::ok;
+}
+
+// The same as an array, for constant evaluation. Precondition: c is valid and Pairs ==
+// rotary_dim/2. If it fails, constant evaluation stops with an error (a call to a non-constexpr
+// function), and at run time every cos and sin is NaN.
+template <class T, std::size_t Pairs>
+constexpr std::array<pair_rotation<T>, Pairs> rotation_pairs(const rope_config& c, std::uint64_t m,
+                                                             std::uint64_t seq_len = 0) {
+  static_assert(detail::is_table_type<T>, "posenc: tables are float or double");
+  std::array<pair_rotation<T>, Pairs> out{};
+  if (validate(c) != rope_error::ok || c.rotary_dim / 2 != Pairs) {
+    detail::rotation_precondition_failed_invalid_config_or_size_mismatch();
+    for (pair_rotation<T>& r : out) r.cos = r.sin = std::numeric_limits<T>::quiet_NaN();
+    return out;
+  }
+  detail::fill_rotation_pairs<T>(c, m, detail::config_thetas{c, seq_len}, out.data());
+  return out;
+}
+
+// Writes the dense R_m (head_dim x head_dim, row-major: out[r * head_dim + k], y = R_m x) to out.
+// If c is invalid, returns the broken rule and writes nothing.
+template <class T>
+constexpr rope_error rotation_matrix(const rope_config& c, std::uint64_t m, T* out,
+                                     std::uint64_t seq_len = 0) {
+  static_assert(detail::is_table_type<T>, "posenc: tables are float or double");
+  const rope_error e = validate(c);
+  if (e != rope_error::ok) return e;
+  detail::fill_rotation_matrix<T>(c, m, detail::config_thetas{c, seq_len}, out);
+  return rope_error::ok;
+}
+
+// The same as an array, for constant evaluation. Precondition: c is valid and D == head_dim. If it
+// fails, constant evaluation stops with an error (a call to a non-constexpr function), and at run
+// time every entry is NaN.
+template <class T, std::size_t D>
+constexpr std::array<T, D * D> rotation_matrix(const rope_config& c, std::uint64_t m,
+                                               std::uint64_t seq_len = 0) {
+  static_assert(detail::is_table_type<T>, "posenc: tables are float or double");
+  std::array<T, D * D> out{};
+  if (validate(c) != rope_error::ok || c.head_dim != D) {
+    detail::rotation_precondition_failed_invalid_config_or_size_mismatch();
+    for (T& v : out) v = std::numeric_limits<T>::quiet_NaN();
+    return out;
+  }
+  detail::fill_rotation_matrix<T>(c, m, detail::config_thetas{c, seq_len}, out.data());
+  return out;
+}
+
+// y = R_m x for one head vector x of head_dim channels: every pair by apply_pair_rotation (cos and
+// sin correctly rounded to T, no attention factor), channels >= rotary_dim copied. x == y (in
+// place) is allowed; other overlaps are not. If c is invalid, returns the broken rule and writes
+// nothing.
+//
+// Equal by value (==) to the dense product sum_k R_m[r][k] x[k] accumulated in T from +0 in
+// increasing k: each row has at most two non-zero entries (first < second), adding a zero term to
+// a non-zero sum is exact and (-s) x == -(s x), so both round the same two products and the same
+// sum; only the sign of a zero result may differ.
+template <class T>
+constexpr rope_error apply_rotation(const rope_config& c, std::uint64_t m, const T* x, T* y,
+                                    std::uint64_t seq_len = 0) {
+  static_assert(detail::is_table_type<T>, "posenc: tables are float or double");
+  const rope_error e = validate(c);
+  if (e != rope_error::ok) return e;
+  detail::apply_rotation_with(c, m, detail::config_thetas{c, seq_len}, x, y);
+  return rope_error::ok;
+}
+
+// ---- compile-time specs ----------------------------------------------------------------------
+// The same for a compile-time spec S (validated at compile time; seq_len 0). The thetas of S are
+// evaluated once per spec and shared with rope_cache_v, which makes these much cheaper in constant
+// evaluation than the runtime-config forms when called repeatedly. Same values, bit for bit.
+
+template <rope_spec S, class T>
+constexpr std::array<pair_rotation<T>, checked_config<S>.rotary_dim / 2> rotation_pairs(
+    std::uint64_t m) {
+  static_assert(detail::is_table_type<T>, "posenc: tables are float or double");
+  std::array<pair_rotation<T>, checked_config<S>.rotary_dim / 2> out{};
+  detail::fill_rotation_pairs<T>(checked_config<S>, m, detail::spec_thetas<S>{}, out.data());
+  return out;
+}
+
+template <rope_spec S, class T>
+constexpr std::array<T, std::size_t{checked_config<S>.head_dim} * checked_config<S>.head_dim>
+rotation_matrix(std::uint64_t m) {
+  static_assert(detail::is_table_type<T>, "posenc: tables are float or double");
+  std::array<T, std::size_t{checked_config<S>.head_dim} * checked_config<S>.head_dim> out{};
+  detail::fill_rotation_matrix<T>(checked_config<S>, m, detail::spec_thetas<S>{}, out.data());
+  return out;
+}
+
+// x and y have head_dim channels each; x == y is allowed.
+template <rope_spec S, class T>
+constexpr void apply_rotation(std::uint64_t m, const T* x, T* y) {
+  static_assert(detail::is_table_type<T>, "posenc: tables are float or double");
+  detail::apply_rotation_with(checked_config<S>, m, detail::spec_thetas<S>{}, x, y);
+}
+
+}  // namespace posenc

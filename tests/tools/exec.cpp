@@ -1,0 +1,195 @@
+// The built `posenc` binary (path in POSENC_CLI), run as a user runs it: exit statuses, one line
+// on stderr for every kind of bad input with nothing on stdout, JSON that parses and equals the
+// library, and --hf-config on the files in tests/tools/data.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <posenc/frequencies/rope.hpp>
+#include <posenc/math/angle.hpp>
+
+#include <bit>
+#include <cstdint>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "spawn.hpp"
+
+using json = nlohmann::json;
+using posenc::rope_config;
+using posenc::rope_layout;
+using posenc_test::process_result;
+
+namespace {
+process_result posenc_cli(const std::vector<std::string>& args) {
+  return posenc_test::run_process(posenc_test::posenc_cli_path(), args);
+}
+
+std::string data(const char* name) {
+  return std::string(POSENC_TOOLS_DATA) + "/" + name;
+}
+
+std::uint32_t bits(float x) {
+  return std::bit_cast<std::uint32_t>(x);
+}
+std::uint64_t bits(double x) {
+  return std::bit_cast<std::uint64_t>(x);
+}
+
+std::size_t count_lines(const std::string& s) {
+  std::size_t n = 0;
+  for (char ch : s) n += ch == '\n';
+  return n;
+}
+
+void check_freqs(const std::vector<std::string>& args, const rope_config& c,
+                 std::uint64_t seq_len = 0) {
+  const process_result r = posenc_cli(args);
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK(r.err.empty());
+  const json j = json::parse(r.out);
+  CHECK(j.at("rotary_dim").get<std::uint32_t>() == c.rotary_dim);
+  REQUIRE(j.at("inv_freq").size() == c.rotary_dim / 2);
+  for (std::uint32_t i = 0; i < c.rotary_dim / 2; ++i) {
+    CHECK(bits(static_cast<float>(j.at("inv_freq")[i].get<double>())) ==
+          bits(posenc::inv_freq<float>(c, i, seq_len)));
+    CHECK(bits(j.at("inv_freq_f64")[i].get<double>()) ==
+          bits(posenc::inv_freq<double>(c, i, seq_len)));
+  }
+  CHECK(bits(j.at("attention_factor").get<double>()) == bits(posenc::attention_factor(c)));
+}
+}  // namespace
+
+TEST_CASE("posenc freqs: JSON equals the library", "[exec]") {
+  check_freqs({"freqs", "--head-dim", "128", "--base", "10000", "--format", "json"},
+              rope_config{128, 128, 10000.0, rope_layout::half, {}});
+  check_freqs({"freqs", "--head-dim=80", "--partial-rotary-factor=0.4", "--layout=interleaved"},
+              rope_config{80, 32, 10000.0, rope_layout::interleaved, {}});
+}
+
+TEST_CASE("posenc table: JSON equals sincos_of_product", "[exec]") {
+  const process_result r = posenc_cli({"table", "--head-dim", "16", "--positions", "4094:4098"});
+  REQUIRE(r.status == 0);
+  const json j = json::parse(r.out);
+  const rope_config c{16, 16, 10000.0, rope_layout::half, {}};
+  REQUIRE(j.at("positions").size() == 4u);
+  for (std::uint32_t k = 0; k < 4; ++k) {
+    CHECK(j.at("positions")[k].get<std::uint64_t>() == 4094u + k);
+    for (std::uint32_t i = 0; i < 8; ++i) {
+      const auto v = posenc::math::sincos_of_product<float>(4094 + k, posenc::inv_freq_dd(c, i));
+      CHECK(bits(static_cast<float>(j.at("cos")[k][i].get<double>())) == bits(v.cos));
+      CHECK(bits(static_cast<float>(j.at("sin")[k][i].get<double>())) == bits(v.sin));
+    }
+  }
+  const process_result csv =
+      posenc_cli({"table", "--head-dim", "16", "--positions", "0:100", "--format", "csv"});
+  REQUIRE(csv.status == 0);
+  CHECK(count_lines(csv.out) == 1u + 100u * 8u);
+}
+
+TEST_CASE("posenc --hf-config on the data files", "[exec]") {
+  check_freqs({"freqs", "--hf-config", data("llama3.json")},
+              rope_config{128, 128, 500000.0, rope_layout::half,
+                          posenc::scaling::llama3(8.0, 1.0, 4.0, 8192)});
+  check_freqs({"freqs", "--hf-config", data("neox.json")},
+              rope_config{96, 24, 10000.0, rope_layout::half, {}});
+  check_freqs({"freqs", "--hf-config", data("gptj.json")},
+              rope_config{256, 64, 10000.0, rope_layout::interleaved, {}});
+  check_freqs({"freqs", "--hf-config", data("yarn_v5.json")},
+              rope_config{64, 64, 150000.0, rope_layout::half,
+                          posenc::scaling::yarn(32.0, 4096, 32.0, 1.0, false)});
+  check_freqs({"freqs", "--hf-config", data("deepseek_v2.json")},
+              rope_config{64, 64, 10000.0, rope_layout::interleaved,
+                          posenc::scaling::yarn(40.0, 4096, 32.0, 1.0, true, 0.707, 0.707)});
+  // flags after --hf-config override its fields
+  check_freqs({"freqs", "--hf-config", data("yarn_v5.json"), "--truncate", "--base", "1e6"},
+              rope_config{64, 64, 1e6, rope_layout::half,
+                          posenc::scaling::yarn(32.0, 4096, 32.0, 1.0, true)});
+
+  // Phi-3: short factors up to the original context, long ones past it (--seq-len)
+  std::ifstream in(data("phi3_longrope.json"));
+  const json phi3 = json::parse(in);
+  const auto short_f = phi3.at("rope_scaling").at("short_factor").get<std::vector<double>>();
+  const auto long_f = phi3.at("rope_scaling").at("long_factor").get<std::vector<double>>();
+  const rope_config phi3_config{96, 96, 10000.0, rope_layout::half,
+                                posenc::scaling::longrope(short_f, long_f, 4096, 131072)};
+  check_freqs({"freqs", "--hf-config", data("phi3_longrope.json")}, phi3_config);
+  check_freqs({"freqs", "--hf-config", data("phi3_longrope.json"), "--seq-len", "4097"},
+              phi3_config, 4097);
+}
+
+TEST_CASE("bad input: non-zero exit, one line on stderr, nothing on stdout", "[exec]") {
+  struct bad_case {
+    std::vector<std::string> args;
+    int status;
+    std::string err;  // the whole line, or "" to check only its form
+  };
+  const std::vector<bad_case> cases = {
+      {{}, 2, "posenc: missing command (freqs or table); see posenc --help"},
+      {{"frobnicate"}, 2, "posenc: unknown command 'frobnicate' (freqs or table)"},
+      {{"freqs", "--foo"}, 2, "posenc: unknown flag --foo"},
+      {{"freqs", "--head-dim", "12abc"}, 2, "posenc: --head-dim needs a positive integer"},
+      {{"freqs", "--head-dim"}, 2, "posenc: --head-dim needs a value"},
+      {{"freqs", "--head-dim", "128", "--base", "nan"}, 2, "posenc: --base needs a finite number"},
+      {{"freqs", "--head-dim", "128", "--base", "inf"}, 2, "posenc: --base needs a finite number"},
+      {{"freqs", "--head-dim", "128", "--format", "xml"},
+       2,
+       "posenc: --format needs json, csv or text"},
+      {{"freqs"}, 2, "posenc: no head dimension: give --head-dim, --preset or --hf-config"},
+      {{"freqs", "--head-dim", "128", "--base", "0.5"},
+       1,
+       posenc::message(posenc::rope_error::base)},
+      {{"freqs", "--head-dim", "7"}, 1, posenc::message(posenc::rope_error::rotary_dim)},
+      {{"freqs", "--head-dim", "128", "--scaling", "yarn", "--factor", "4", "--original-max",
+        "4096", "--beta-fast", "0.5"},
+       1,
+       posenc::message(posenc::rope_error::yarn_beta)},
+      {{"freqs", "--head-dim", "128", "--scaling", "llama3", "--factor", "8", "--original-max",
+        "8192", "--low-freq-factor", "4", "--high-freq-factor", "1"},
+       1,
+       posenc::message(posenc::rope_error::llama3_freq_factors)},
+      {{"freqs", "--head-dim", "4", "--scaling", "longrope", "--original-max", "10",
+        "--max-position-embeddings", "20", "--short-factor", "1", "--long-factor", "1"},
+       1,
+       posenc::message(posenc::rope_error::longrope_factor_length)},
+      {{"table", "--head-dim", "128"}, 2, "posenc: table needs --positions A:B"},
+      {{"table", "--head-dim", "128", "--positions", "0:2000000"},
+       2,
+       "posenc: --positions covers 2000000 positions; at most 1048576 per call"},
+      {{"table", "--head-dim", "128", "--positions", "4294967295:4294967297"}, 2, ""},
+      {{"table", "--head-dim", "128", "--positions", "7:7"}, 2, ""},
+      {{"table", "--head-dim", "1024", "--positions", "0:1000000"}, 1, ""},
+      {{"freqs", "--hf-config", data("no-such-file.json")},
+       1,
+       "posenc: cannot open " + data("no-such-file.json")},
+      {{"freqs", "--hf-config", data("truncated.json")}, 1, ""},
+      {{"freqs", "--hf-config", data("bad_factor.json")},
+       1,
+       "posenc: " + data("bad_factor.json") + ": rope_scaling.factor must be a number"},
+      {{"freqs", "--hf-config", POSENC_TOOLS_DATA}, 1, ""},
+      {{"freqs", "--preset", "no-such-model"}, 2, ""},
+      {{"freqs", "--hf-config", data("llama3.json"), "--preset", "llama-3.1-8b"},
+       2,
+       "posenc: give at most one --preset or --hf-config"},
+  };
+  for (const bad_case& c : cases) {
+    const process_result r = posenc_cli(c.args);
+    INFO("stderr: " << r.err);
+    CHECK(r.status == c.status);
+    CHECK(r.out.empty());
+    CHECK(count_lines(r.err) == 1u);
+    CHECK(r.err.starts_with("posenc: "));
+    if (!c.err.empty()) CHECK(r.err == c.err + "\n");
+  }
+}
+
+TEST_CASE("posenc --help", "[exec]") {
+  for (const char* flag : {"--help", "-h"}) {
+    const process_result r = posenc_cli({"table", flag});
+    CHECK(r.status == 0);
+    CHECK(r.err.empty());
+    CHECK(r.out.starts_with("usage: posenc freqs"));
+    CHECK(r.out.find("--hf-config FILE") != std::string::npos);
+  }
+}

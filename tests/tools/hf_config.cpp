@@ -1,0 +1,276 @@
+// tools/cli/hf_config and tools/cli/draft: HF config.json files (tests/tools/data) give the
+// configuration HF transformers would use; flags laid over them override field by field; broken
+// files give one line naming the file and the field.
+#include <catch2/catch.hpp>
+
+#include <posenc/frequencies/rope.hpp>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "cli/draft.hpp"
+#include "cli/error.hpp"
+#include "cli/hf_config.hpp"
+
+using namespace posenc::cli;
+using posenc::rope_config;
+using posenc::rope_layout;
+using posenc::scaling_type;
+
+namespace {
+std::string data(const char* name) {
+  return std::string(POSENC_TOOLS_DATA) + "/" + name;
+}
+
+resolved_config load(const char* name) {
+  return resolve(load_hf_config(data(name)));
+}
+
+// The error (message, exit status) that parsing `text` as config.json throws.
+std::string parse_error(const std::string& text) {
+  try {
+    resolve(parse_hf_config(text, "c.json"));
+  } catch (const cli_error& e) {
+    CHECK(e.exit_status() == exit_invalid);
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST_CASE("Llama-3.1 style: llama3 scaling from rope_scaling", "[hf_config]") {
+  const resolved_config r = load("llama3.json");
+  const rope_config c = r.config();
+  CHECK(c.head_dim == 128u);  // 4096 / 32
+  CHECK(c.rotary_dim == 128u);
+  CHECK(c.base == 500000.0);
+  CHECK(c.layout == rope_layout::half);
+  CHECK(c.scaling.type == scaling_type::llama3);
+  CHECK(c.scaling.factor == 8.0);
+  CHECK(c.scaling.low_freq_factor == 1.0);
+  CHECK(c.scaling.high_freq_factor == 4.0);
+  CHECK(c.scaling.original_max_position_embeddings == 8192u);
+  // pair 0 (short wavelength) unchanged, pair 63 divided by the factor
+  CHECK(posenc::inv_freq<double>(c, 0) == 1.0);
+  const rope_config plain{128, 128, 500000.0, rope_layout::half, posenc::scaling::none()};
+  CHECK(posenc::inv_freq<double>(c, 63) == posenc::inv_freq<double>(plain, 63) / 8.0);
+}
+
+TEST_CASE("Phi-3 style: longrope with a top-level original_max_position_embeddings",
+          "[hf_config]") {
+  const resolved_config r = load("phi3_longrope.json");
+  const rope_config c = r.config();
+  CHECK(c.head_dim == 96u);  // 3072 / 32
+  CHECK(c.rotary_dim == 96u);
+  CHECK(c.base == 10000.0);
+  CHECK(c.scaling.type == scaling_type::longrope);
+  CHECK(c.scaling.original_max_position_embeddings == 4096u);
+  CHECK(c.scaling.max_position_embeddings == 131072u);
+  CHECK(c.scaling.factor == 32.0);  // HF v4: max / original when the top level has original
+  REQUIRE(c.scaling.short_factor.size() == 48u);
+  REQUIRE(c.scaling.long_factor.size() == 48u);
+  CHECK(c.scaling.short_factor[1] == 1.002);
+  CHECK(c.scaling.long_factor[47] == 40.0);
+  // sqrt(1 + ln 32 / ln 4096)
+  CHECK(posenc::attention_factor(c) == Approx(std::sqrt(1.0 + std::log(32.0) / std::log(4096.0))));
+  // the view stays valid in a copy of the resolved config
+  const resolved_config copy = r;
+  CHECK(copy.config().scaling.long_factor[47] == 40.0);
+  CHECK(copy.config().scaling.long_factor.data() != c.scaling.long_factor.data());
+}
+
+TEST_CASE("GPT-NeoX style: rotary_pct and rotary_emb_base", "[hf_config]") {
+  const rope_config c = load("neox.json").config();
+  CHECK(c.head_dim == 96u);    // 6144 / 64
+  CHECK(c.rotary_dim == 24u);  // int(96 * 0.25)
+  CHECK(c.base == 10000.0);
+  CHECK(c.layout == rope_layout::half);
+  CHECK(c.scaling.type == scaling_type::none);
+}
+
+TEST_CASE("GPT-J style: rotary_dim, n_embd / n_head, interleaved pairs", "[hf_config]") {
+  const rope_config c = load("gptj.json").config();
+  CHECK(c.head_dim == 256u);
+  CHECK(c.rotary_dim == 64u);
+  CHECK(c.base == 10000.0);
+  CHECK(c.layout == rope_layout::interleaved);
+}
+
+TEST_CASE("DeepSeek-V2 style: the qk_rope_head_dim slice, interleaved, yarn with mscales",
+          "[hf_config]") {
+  const rope_config c = load("deepseek_v2.json").config();
+  CHECK(c.head_dim == 64u);
+  CHECK(c.rotary_dim == 64u);
+  CHECK(c.layout == rope_layout::interleaved);
+  CHECK(c.scaling.type == scaling_type::yarn);
+  CHECK(c.scaling.factor == 40.0);
+  CHECK(c.scaling.original_max_position_embeddings == 4096u);
+  CHECK(c.scaling.mscale == 0.707);
+  CHECK(c.scaling.mscale_all_dim == 0.707);
+  CHECK(c.scaling.truncate);
+  CHECK(posenc::attention_factor(c) == 1.0);
+}
+
+TEST_CASE("transformers v5 style: yarn in rope_parameters with rope_type", "[hf_config]") {
+  const rope_config c = load("yarn_v5.json").config();
+  CHECK(c.head_dim == 64u);  // head_dim wins over hidden_size / heads (45)
+  CHECK(c.rotary_dim == 64u);
+  CHECK(c.base == 150000.0);  // rope_parameters.rope_theta
+  CHECK(c.scaling.type == scaling_type::yarn);
+  CHECK(c.scaling.factor == 32.0);
+  CHECK(c.scaling.original_max_position_embeddings == 4096u);
+  CHECK(c.scaling.beta_fast == 32.0);
+  CHECK(c.scaling.beta_slow == 1.0);
+  CHECK_FALSE(c.scaling.truncate);
+  CHECK(posenc::attention_factor(c) == Approx(0.1 * std::log(32.0) + 1.0));
+}
+
+TEST_CASE("flags laid over a config override field by field", "[hf_config]") {
+  config_draft flags;
+  flags.base = 1e6;
+  flags.truncate = true;
+  const rope_config c = resolve(overlay(load_hf_config(data("yarn_v5.json")), flags)).config();
+  CHECK(c.base == 1e6);
+  CHECK(c.scaling.truncate);
+  CHECK(c.scaling.factor == 32.0);
+  CHECK(c.head_dim == 64u);
+
+  // a rotary factor given as a flag is applied to the config's head_dim
+  config_draft partial;
+  partial.rotary = rotary_width::fraction(0.5);
+  CHECK(resolve(overlay(load_hf_config(data("llama3.json")), partial)).config().rotary_dim == 64u);
+  // switching the scaling off
+  config_draft none;
+  none.scaling = scaling_type::none;
+  CHECK(resolve(overlay(load_hf_config(data("llama3.json")), none)).config().scaling.type ==
+        scaling_type::none);
+}
+
+TEST_CASE("HF defaults and derivations", "[hf_config]") {
+  auto cfg = [](const std::string& text) {
+    return resolve(parse_hf_config(text, "c.json")).config();
+  };
+  // rope_theta absent: 10000; partial_rotary_factor (Phi-2: 0.4 of 80 = 32)
+  rope_config c = cfg(R"({"hidden_size": 2560, "num_attention_heads": 32,
+                          "partial_rotary_factor": 0.4})");
+  CHECK(c.base == 10000.0);
+  CHECK(c.head_dim == 80u);
+  CHECK(c.rotary_dim == 32u);
+  // head_dim null means absent; rope_scaling null means none; integral floats are integers
+  c = cfg(R"({"head_dim": null, "hidden_size": 4096.0, "num_attention_heads": 32,
+              "rope_scaling": null, "rope_theta": 1e6})");
+  CHECK(c.head_dim == 128u);
+  CHECK(c.scaling.type == scaling_type::none);
+  CHECK(c.base == 1e6);
+  // "default" rope_type, and "type" as the older key
+  c = cfg(R"({"head_dim": 64, "rope_scaling": {"rope_type": "default"}})");
+  CHECK(c.scaling.type == scaling_type::none);
+  c = cfg(R"({"head_dim": 64, "rope_scaling": {"type": "linear", "factor": 4}})");
+  CHECK(c.scaling.type == scaling_type::linear);
+  CHECK(c.scaling.factor == 4.0);
+  // dynamic takes config.max_position_embeddings
+  c = cfg(R"({"head_dim": 64, "max_position_embeddings": 4096,
+              "rope_scaling": {"type": "dynamic", "factor": 2.0}})");
+  CHECK(c.scaling.type == scaling_type::dynamic);
+  CHECK(c.scaling.max_position_embeddings == 4096u);
+  // yarn: beta 0 means default (HF's `or`), factor from max / original when absent (v5),
+  // original from max_position_embeddings when absent (v4)
+  c = cfg(R"({"head_dim": 128, "max_position_embeddings": 16384,
+              "rope_scaling": {"rope_type": "yarn", "original_max_position_embeddings": 4096,
+                               "beta_fast": 0, "mscale": 0.707, "mscale_all_dim": 0.707}})");
+  CHECK(c.scaling.factor == 4.0);
+  CHECK(c.scaling.beta_fast == 32.0);
+  CHECK(c.scaling.mscale == 0.707);
+  CHECK(posenc::attention_factor(c) == 1.0);
+  c = cfg(R"({"head_dim": 128, "max_position_embeddings": 8192,
+              "rope_scaling": {"rope_type": "yarn", "factor": 2}})");
+  CHECK(c.scaling.original_max_position_embeddings == 8192u);
+  // longrope without a top-level original: explicit factor, original from the dict ("su")
+  c = cfg(R"({"head_dim": 4, "max_position_embeddings": 8192,
+              "rope_scaling": {"type": "su", "factor": 2.5, "original_max_position_embeddings": 4096,
+                               "short_factor": [1, 1], "long_factor": [2, 3]}})");
+  CHECK(c.scaling.type == scaling_type::longrope);
+  CHECK(c.scaling.factor == 2.5);
+  CHECK(c.scaling.original_max_position_embeddings == 4096u);
+  // rope_parameters wins over rope_scaling, and its partial_rotary_factor over the top level
+  c = cfg(R"({"head_dim": 128, "partial_rotary_factor": 0.25,
+              "rope_parameters": {"rope_type": "default", "rope_theta": 5e5,
+                                  "partial_rotary_factor": 0.5},
+              "rope_scaling": {"type": "linear", "factor": 4}})");
+  CHECK(c.scaling.type == scaling_type::none);
+  CHECK(c.rotary_dim == 64u);
+  CHECK(c.base == 5e5);
+}
+
+TEST_CASE("broken config files give one line naming the file and the field", "[hf_config]") {
+  CHECK(parse_error("{\"head_dim\": 64,") == "posenc: c.json: not valid JSON (at byte 17)");
+  CHECK(parse_error("[1, 2]") == "posenc: c.json: the top level is not a JSON object");
+  CHECK(parse_error(R"({"head_dim": NaN})").starts_with("posenc: c.json: not valid JSON"));
+  CHECK(parse_error(R"({"head_dim": 1e400})") == "posenc: c.json: a number is out of range");
+  CHECK(parse_error(std::string(100, '[') + std::string(100, ']')) ==
+        "posenc: c.json: nested deeper than 64 levels");
+  CHECK(parse_error(R"({"rope_theta": 10000})") ==
+        "posenc: c.json: no head_dim, and no hidden_size and num_attention_heads to derive it");
+  CHECK(parse_error(R"({"head_dim": 0})") ==
+        "posenc: c.json: head_dim must be a positive integer (at most 65536)");
+  CHECK(parse_error(R"({"head_dim": 64.5})") ==
+        "posenc: c.json: head_dim must be a positive integer (at most 65536)");
+  CHECK(parse_error(R"({"head_dim": "64"})") ==
+        "posenc: c.json: head_dim must be a positive integer (at most 65536)");
+  CHECK(parse_error(R"({"head_dim": 64, "rope_theta": "1e4"})") ==
+        "posenc: c.json: rope_theta must be a number");
+  CHECK(parse_error(R"({"head_dim": 64, "rotary_pct": 1.5})") ==
+        "posenc: c.json: rotary_pct must be in (0, 1]");
+  CHECK(parse_error(R"({"head_dim": 64, "rope_scaling": 4})") ==
+        "posenc: c.json: rope_scaling must be an object or null");
+  CHECK(parse_error(R"({"head_dim": 64, "rope_scaling": {"factor": 4}})") ==
+        "posenc: c.json: rope_scaling has no \"rope_type\" or \"type\"");
+  CHECK(parse_error(R"({"head_dim": 64, "rope_scaling": {"type": "mrope"}})") ==
+        "posenc: c.json: rope_scaling.type 'mrope' is not supported (default, linear, ntk, "
+        "dynamic, yarn, llama3, longrope)");
+  CHECK(parse_error(R"({"head_dim": 64, "rope_scaling": {"rope_type": "linear"}})") ==
+        "posenc: linear scaling needs a factor (--factor)");
+  CHECK(parse_error(R"({"head_dim": 64, "rope_scaling": {"rope_type": "yarn", "factor": 4,
+                        "truncate": "no"}})") ==
+        "posenc: c.json: rope_scaling.truncate must be true or false");
+  CHECK(parse_error(R"({"head_dim": 64, "rope_scaling": {"rope_type": "longrope",
+                        "short_factor": [1]}})") ==
+        "posenc: c.json: rope_scaling.long_factor is missing");
+  CHECK(parse_error(R"({"head_dim": 64, "rope_scaling": {"rope_type": "longrope",
+                        "short_factor": [1, "x"], "long_factor": [1]}})") ==
+        "posenc: c.json: rope_scaling.short_factor must be a list of numbers");
+  CHECK(parse_error(R"({"head_dim": 64, "rope_parameters": {"full_attention":
+                        {"rope_type": "default"}}})") ==
+        "posenc: c.json: rope_parameters.full_attention is a per-layer-type entry; such configs "
+        "are not supported");
+  // the library's rules, in its words
+  CHECK(parse_error(R"({"head_dim": 64, "rope_theta": 1})") ==
+        posenc::message(posenc::rope_error::base));
+  CHECK(parse_error(R"({"head_dim": 64, "rope_scaling": {"type": "linear", "factor": 0.5}})") ==
+        posenc::message(posenc::rope_error::factor));
+  CHECK(parse_error(R"({"head_dim": 64, "max_position_embeddings": 8192,
+                        "rope_scaling": {"type": "longrope", "original_max_position_embeddings": 4096,
+                                         "short_factor": [1], "long_factor": [1]}})") ==
+        posenc::message(posenc::rope_error::longrope_factor_length));
+}
+
+TEST_CASE("unreadable files", "[hf_config]") {
+  auto error_of = [](const std::string& path) -> std::string {
+    try {
+      load_hf_config(path);
+    } catch (const cli_error& e) {
+      CHECK(e.exit_status() == exit_invalid);
+      return e.what();
+    }
+    return "";
+  };
+  CHECK(error_of(data("no-such-file.json")) == "posenc: cannot open " + data("no-such-file.json"));
+  CHECK(error_of(data("truncated.json"))
+            .starts_with("posenc: " + data("truncated.json") + ": not valid JSON"));
+  CHECK(error_of(data("bad_factor.json")) ==
+        "posenc: " + data("bad_factor.json") + ": rope_scaling.factor must be a number");
+  const std::string dir_error = error_of(POSENC_TOOLS_DATA);
+  CHECK(dir_error.starts_with("posenc: "));
+  CHECK(dir_error.find('\n') == std::string::npos);
+}

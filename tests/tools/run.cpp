@@ -1,0 +1,339 @@
+// tools/cli/run, compute and output in-process: JSON parses and equals the library's values bit for
+// bit (a float printed with 9 significant digits reads back exactly); every table path equals
+// math::sincos_of_product; CSV and text have the documented shape; errors write one line to err
+// and nothing to out.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <posenc/frequencies/rope.hpp>
+#include <posenc/math/angle.hpp>
+
+#include <bit>
+#include <cstdint>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "cli/compute.hpp"
+#include "cli/draft.hpp"
+#include "cli/error.hpp"
+#include "cli/output.hpp"
+#include "cli/presets.hpp"
+#include "cli/run.hpp"
+
+using namespace posenc::cli;
+using json = nlohmann::json;
+using posenc::rope_config;
+using posenc::rope_layout;
+
+namespace {
+struct result {
+  int status;
+  std::string out;
+  std::string err;
+};
+
+result run_args(std::vector<std::string_view> args) {
+  std::ostringstream out;
+  std::ostringstream err;
+  const int status = run(args, out, err);
+  return {status, out.str(), err.str()};
+}
+
+std::uint32_t bits(float x) {
+  return std::bit_cast<std::uint32_t>(x);
+}
+std::uint64_t bits(double x) {
+  return std::bit_cast<std::uint64_t>(x);
+}
+
+// The float a JSON number printed by the tool stands for (nlohmann reads a double, which holds
+// the decimal's float exactly enough: 9 digits round to the same float either way).
+float as_float(const json& v) {
+  return static_cast<float>(v.get<double>());
+}
+
+void check_freqs_json(const std::string& text, const rope_config& c, std::uint64_t seq_len = 0) {
+  const json j = json::parse(text);
+  REQUIRE(j.is_object());
+  CHECK(j.size() == 4u);
+  CHECK(j.at("rotary_dim").get<std::uint32_t>() == c.rotary_dim);
+  const json& f32 = j.at("inv_freq");
+  const json& f64 = j.at("inv_freq_f64");
+  REQUIRE(f32.size() == c.rotary_dim / 2);
+  REQUIRE(f64.size() == c.rotary_dim / 2);
+  for (std::uint32_t i = 0; i < c.rotary_dim / 2; ++i) {
+    CHECK(bits(as_float(f32[i])) == bits(posenc::inv_freq<float>(c, i, seq_len)));
+    CHECK(bits(f64[i].get<double>()) == bits(posenc::inv_freq<double>(c, i, seq_len)));
+  }
+  CHECK(bits(j.at("attention_factor").get<double>()) == bits(posenc::attention_factor(c)));
+}
+
+// Every entry of a table result equals sincos_of_product<float>.
+void check_table(const table_result& t, const rope_config& c, std::uint64_t seq_len = 0) {
+  const auto scale = posenc::attention_factor_dd(c);
+  const std::uint64_t n = t.positions.last - t.positions.first;
+  REQUIRE(t.pairs == c.rotary_dim / 2);
+  REQUIRE(t.cos.size() == n * t.pairs);
+  REQUIRE(t.sin.size() == n * t.pairs);
+  std::uint64_t mismatches = 0;
+  for (std::uint32_t i = 0; i < t.pairs; ++i) {
+    const auto theta = posenc::inv_freq_dd(c, i, seq_len);
+    for (std::uint64_t k = 0; k < n; ++k) {
+      const auto v = posenc::math::sincos_of_product<float>(t.positions.first + k, theta, scale);
+      if (bits(v.cos) != bits(t.cos[k * t.pairs + i]) ||
+          bits(v.sin) != bits(t.sin[k * t.pairs + i]))
+        ++mismatches;
+    }
+  }
+  CHECK(mismatches == 0u);
+}
+
+std::size_t count_lines(const std::string& s) {
+  std::size_t n = 0;
+  for (char ch : s) n += ch == '\n';
+  return n;
+}
+}  // namespace
+
+TEST_CASE("freqs JSON equals the library bit for bit", "[run]") {
+  const result r = run_args({"freqs", "--head-dim", "128", "--base", "10000"});
+  CHECK(r.status == 0);
+  CHECK(r.err.empty());
+  check_freqs_json(r.out, rope_config{128, 128, 10000.0, rope_layout::half, {}});
+
+  // every scaling, through the flags
+  struct scaled {
+    std::vector<std::string_view> args;
+    rope_config config;
+    std::uint64_t seq_len;
+  };
+  static const double short_f[] = {1.0, 1.5, 2.0};
+  static const double long_f[] = {2.0, 4.0, 8.0};
+  const std::vector<scaled> cases = {
+      {{"--head-dim", "64", "--rotary-dim", "32", "--scaling", "linear", "--factor", "4"},
+       {64, 32, 10000.0, rope_layout::half, posenc::scaling::linear(4.0)},
+       0},
+      {{"--head-dim", "64", "--scaling", "ntk", "--factor", "2", "--base", "5e5"},
+       {64, 64, 5e5, rope_layout::half, posenc::scaling::ntk(2.0)},
+       0},
+      {{"--head-dim", "128", "--scaling", "dynamic", "--factor", "2", "--max-position-embeddings",
+        "4096", "--seq-len", "8192"},
+       {128, 128, 10000.0, rope_layout::half, posenc::scaling::dynamic(2.0, 4096)},
+       8192},
+      {{"--head-dim", "64", "--base", "150000", "--scaling", "yarn", "--factor", "32",
+        "--original-max", "4096", "--no-truncate"},
+       {64, 64, 150000.0, rope_layout::half, posenc::scaling::yarn(32.0, 4096, 32, 1, false)},
+       0},
+      {{"--head-dim", "128", "--scaling", "yarn", "--factor", "40", "--original-max", "4096",
+        "--mscale", "1", "--mscale-all-dim", "0.5", "--beta-fast", "16", "--beta-slow", "2"},
+       {128, 128, 10000.0, rope_layout::half,
+        posenc::scaling::yarn(40.0, 4096, 16, 2, true, 1.0, 0.5)},
+       0},
+      {{"--head-dim", "128", "--base", "500000", "--scaling", "llama3", "--factor", "8",
+        "--original-max", "8192", "--low-freq-factor", "1", "--high-freq-factor", "4"},
+       {128, 128, 5e5, rope_layout::half, posenc::scaling::llama3(8.0, 1.0, 4.0, 8192)},
+       0},
+      {{"--head-dim", "6", "--scaling", "longrope", "--original-max", "4096",
+        "--max-position-embeddings", "131072", "--short-factor", "1,1.5,2", "--long-factor",
+        "2,4,8", "--seq-len", "5000"},
+       {6, 6, 10000.0, rope_layout::half, posenc::scaling::longrope(short_f, long_f, 4096, 131072)},
+       5000},
+      {{"--head-dim", "6", "--scaling", "longrope", "--original-max", "4096",
+        "--max-position-embeddings", "131072", "--short-factor", "1,1.5,2", "--long-factor",
+        "2,4,8", "--attention-factor", "1.25"},
+       {6, 6, 10000.0, rope_layout::half,
+        posenc::scaling::longrope(short_f, long_f, 4096, 131072, 1.25)},
+       0},
+  };
+  for (const scaled& s : cases) {
+    std::vector<std::string_view> args = {"freqs"};
+    args.insert(args.end(), s.args.begin(), s.args.end());
+    const result rs = run_args(args);
+    INFO(rs.err);
+    REQUIRE(rs.status == 0);
+    check_freqs_json(rs.out, s.config, s.seq_len);
+  }
+}
+
+TEST_CASE("table JSON equals sincos_of_product with the attention factor", "[run]") {
+  const rope_config c{64, 32, 10000.0, rope_layout::half, posenc::scaling::yarn(4.0, 2048)};
+  const result r = run_args({"table", "--head-dim", "64", "--rotary-dim", "32", "--scaling", "yarn",
+                             "--factor", "4", "--original-max", "2048", "--positions", "100:110"});
+  REQUIRE(r.status == 0);
+  const json j = json::parse(r.out);
+  CHECK(j.size() == 3u);
+  const json& pos = j.at("positions");
+  REQUIRE(pos.size() == 10u);
+  const auto scale = posenc::attention_factor_dd(c);
+  CHECK(posenc::attention_factor(c) > 1.0);
+  for (std::size_t k = 0; k < 10; ++k) {
+    CHECK(pos[k].get<std::uint64_t>() == 100 + k);
+    REQUIRE(j.at("cos")[k].size() == 16u);
+    REQUIRE(j.at("sin")[k].size() == 16u);
+    for (std::uint32_t i = 0; i < 16; ++i) {
+      const auto v =
+          posenc::math::sincos_of_product<float>(100 + k, posenc::inv_freq_dd(c, i), scale);
+      CHECK(bits(as_float(j.at("cos")[k][i])) == bits(v.cos));
+      CHECK(bits(as_float(j.at("sin")[k][i])) == bits(v.sin));
+    }
+  }
+}
+
+TEST_CASE("every table path gives sincos_of_product's bits", "[run][compute]") {
+  const rope_config c{128, 128, 500000.0, rope_layout::half,
+                      posenc::scaling::llama3(8.0, 1.0, 4.0, 8192)};
+  // from 0 (sincos_of_products in place), from a small offset (through a scratch run), far out
+  // (one entry at a time), and at the top of the position range
+  for (const position_range r :
+       {position_range{0, 700}, position_range{300, 1000}, position_range{65536, 65600},
+        position_range{4294967200, 4294967296}}) {
+    INFO(r.first << ":" << r.last);
+    check_table(compute_table(c, r, 0), c);
+  }
+  const rope_config dyn{64, 64, 10000.0, rope_layout::half, posenc::scaling::dynamic(2.0, 1024)};
+  check_table(compute_table(dyn, {0, 100}, 4096), dyn, 4096);
+}
+
+TEST_CASE("table limits", "[run][compute]") {
+  const rope_config c{128, 128, 10000.0, rope_layout::half, {}};
+  try {
+    compute_table(c, {0, 262145}, 0);
+    FAIL("no error");
+  } catch (const cli_error& e) {
+    CHECK(e.exit_status() == exit_invalid);
+    CHECK(std::string(e.what()) ==
+          "posenc: the table would have 16777280 entries (positions x rotary_dim/2); at most "
+          "16777216 per call");
+  }
+  const result r = run_args({"table", "--head-dim", "4096", "--positions", "0:100000"});
+  CHECK(r.status == 1);
+  CHECK(r.out.empty());
+  CHECK(count_lines(r.err) == 1u);
+}
+
+TEST_CASE("CSV and text output", "[run][output]") {
+  result r = run_args({"freqs", "--head-dim", "8", "--format", "csv"});
+  REQUIRE(r.status == 0);
+  CHECK(r.out ==
+        "i,inv_freq,inv_freq_f64\n"
+        "0,1,1\n"
+        "1,0.100000001,0.10000000000000001\n"
+        "2,0.00999999978,0.01\n"
+        "3,0.00100000005,0.001\n");
+  r = run_args({"table", "--head-dim", "4", "--positions", "0:2", "--format", "csv"});
+  REQUIRE(r.status == 0);
+  CHECK(r.out ==
+        "position,pair,cos,sin\n"
+        "0,0,1,0\n"
+        "0,1,1,0\n"
+        "1,0,0.540302277,0.841470957\n"
+        "1,1,0.999949992,0.00999983307\n");
+  r = run_args({"freqs", "--head-dim", "4", "--format", "text"});
+  REQUIRE(r.status == 0);
+  CHECK(r.out ==
+        "rotary_dim        4\n"
+        "attention_factor  1\n"
+        "\n"
+        "pair  inv_freq (float32)        inv_freq (float64)\n"
+        "   0                   1                         1\n"
+        "   1       0.00999999978                      0.01\n");
+  r = run_args({"table", "--head-dim", "4", "--positions", "9:11", "--format", "text"});
+  REQUIRE(r.status == 0);
+  CHECK(r.out ==
+        "position  pair               cos               sin\n"
+        "       9     0       -0.91113025       0.412118495\n"
+        "       9     1       0.995952725      0.0898785517\n"
+        "      10     0      -0.839071512       -0.54402113\n"
+        "      10     1       0.995004177       0.099833414\n");
+  CHECK(format_float(1e-5f) == "9.99999975e-06");
+  CHECK(format_double(0.1) == "0.10000000000000001");
+  CHECK(format_float(-0.0f) == "-0");
+}
+
+TEST_CASE("errors: one line on err, nothing on out", "[run]") {
+  const std::vector<std::vector<std::string_view>> bad = {
+      {},
+      {"freqs"},
+      {"freqs", "--foo"},
+      {"freqs", "--head-dim", "12abc"},
+      {"freqs", "--head-dim", "127"},
+      {"freqs", "--head-dim", "128", "--base", "1"},
+      {"freqs", "--head-dim", "128", "--scaling", "linear"},
+      {"freqs", "--head-dim", "128", "--scaling", "yarn", "--factor", "2"},
+      {"freqs", "--head-dim", "128", "--scaling", "yarn", "--factor", "2", "--original-max", "4096",
+       "--beta-fast", "1"},
+      {"freqs", "--head-dim", "4", "--scaling", "longrope", "--original-max", "2",
+       "--max-position-embeddings", "4", "--short-factor", "1e-320,1", "--long-factor", "1,1"},
+      {"freqs", "--head-dim", "4", "--scaling", "longrope", "--original-max", "2",
+       "--max-position-embeddings", "4", "--short-factor", "1e-300,1", "--long-factor", "1,1"},
+      {"table", "--head-dim", "4", "--scaling", "yarn", "--factor", "2", "--original-max", "8",
+       "--attention-factor", "1e39", "--positions", "0:1"},
+      {"freqs", "--hf-config", "/nonexistent/config.json"},
+      {"freqs", "--preset", "no-such-model"},
+      {"table", "--positions", "0:10"},
+  };
+  for (const auto& args : bad) {
+    const result r = run_args(args);
+    INFO(r.err);
+    CHECK(r.status != 0);
+    CHECK(r.out.empty());
+    CHECK(count_lines(r.err) == 1u);
+    CHECK(r.err.starts_with("posenc: "));
+    CHECK(r.err.back() == '\n');
+  }
+  CHECK(run_args({"freqs", "--head-dim", "127"}).err ==
+        std::string(posenc::message(posenc::rope_error::rotary_dim)) + "\n");
+  CHECK(run_args({"freqs", "--head-dim", "128", "--scaling", "linear"}).err ==
+        "posenc: linear scaling needs a factor (--factor)\n");
+}
+
+TEST_CASE("help and version", "[run]") {
+  result r = run_args({"--help"});
+  CHECK(r.status == 0);
+  CHECK(r.out.starts_with("usage: posenc freqs"));
+  CHECK(r.err.empty());
+  r = run_args({"--version"});
+  CHECK(r.status == 0);
+  CHECK(r.out.starts_with("posenc "));
+}
+
+TEST_CASE("presets through --preset", "[run][presets]") {
+  if (!presets_available()) {
+    const result r = run_args({"freqs", "--preset", "llama-3.1-8b"});
+    CHECK(r.status == exit_usage);
+    return;
+  }
+  CHECK(preset_list().find("llama-3.1-8b") != std::string::npos);
+  result r = run_args({"freqs", "--preset", "llama-3.1-8b"});
+  REQUIRE(r.status == 0);
+  check_freqs_json(r.out, rope_config{128, 128, 500000.0, rope_layout::half,
+                                      posenc::scaling::llama3(8.0, 1.0, 4.0, 8192)});
+  // flags override the preset's fields
+  r = run_args({"--base", "1e6", "freqs", "--preset", "llama-3.1-8b", "--factor", "4"});
+  REQUIRE(r.status == 0);
+  check_freqs_json(r.out, rope_config{128, 128, 1e6, rope_layout::half,
+                                      posenc::scaling::llama3(4.0, 1.0, 4.0, 8192)});
+  // the config.json files in data/ that describe a preset's model give its numbers
+  for (const auto& [file, preset] :
+       std::vector<std::pair<std::string, std::string>>{{"llama3.json", "llama-3.1-8b"},
+                                                        {"neox.json", "gpt-neox-20b"},
+                                                        {"gptj.json", "gpt-j-6b"},
+                                                        {"deepseek_v2.json", "deepseek-v2-lite"}}) {
+    INFO(file);
+    const std::string path = std::string(POSENC_TOOLS_DATA) + "/" + file;
+    const result f1 = run_args({"freqs", "--hf-config", path});
+    const result f2 = run_args({"freqs", "--preset", preset});
+    REQUIRE(f1.status == 0);
+    CHECK(f1.out == f2.out);
+    const result t1 = run_args({"table", "--hf-config", path, "--positions", "0:9"});
+    const result t2 = run_args({"table", "--preset", preset, "--positions", "0:9"});
+    REQUIRE(t1.status == 0);
+    CHECK(t1.out == t2.out);
+  }
+  r = run_args({"freqs", "--preset", "no-such-model"});
+  CHECK(r.status == exit_usage);
+  CHECK(r.err.starts_with("posenc: unknown preset 'no-such-model'; known presets: "));
+}

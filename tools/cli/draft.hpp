@@ -1,0 +1,79 @@
+// A RoPE configuration being assembled from its sources (a preset or an HF config.json, then the
+// command-line flags): every field optional, so that a later source overrides only what it sets.
+// resolve() fills the defaults, derives what HF derives, and validates.
+#pragma once
+
+#include <posenc/spec/rope.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace posenc::cli {
+
+// The largest head_dim the tool accepts (real models use at most a few hundred).
+inline constexpr std::uint32_t max_head_dim = 65536;
+
+// The rotary width: either absolute (rotary_dim, GPT-J) or a fraction of head_dim
+// (partial_rotary_factor, GPT-NeoX rotary_pct), resolved with HF's int(head_dim * factor).
+struct rotary_width {
+  std::uint32_t dim = 0;  // used when factor == 0
+  double factor = 0.0;
+  static rotary_width absolute(std::uint32_t d) { return {d, 0.0}; }
+  static rotary_width fraction(double f) { return {0, f}; }
+};
+
+struct config_draft {
+  std::optional<std::uint32_t> head_dim;
+  std::optional<rotary_width> rotary;
+  std::optional<double> base;
+  std::optional<rope_layout> layout;
+  std::optional<scaling_type> scaling;
+  std::optional<double> factor;
+  std::optional<std::uint32_t> original_max_position_embeddings;
+  std::optional<std::uint32_t> max_position_embeddings;
+  std::optional<double> beta_fast;
+  std::optional<double> beta_slow;
+  std::optional<bool> truncate;
+  std::optional<double> mscale;
+  std::optional<double> mscale_all_dim;
+  std::optional<double> attention_factor;
+  std::optional<double> low_freq_factor;
+  std::optional<double> high_freq_factor;
+  std::optional<std::vector<double>> short_factor;
+  std::optional<std::vector<double>> long_factor;
+};
+
+// `base` with every field that `over` sets replaced by over's.
+config_draft overlay(config_draft base, const config_draft& over);
+
+// Every field of a complete configuration (a preset), except the scaling fields when the scaling
+// is none, and a longrope factor that equals max_position_embeddings / original (left to derive).
+config_draft draft_from_config(const rope_config& c);
+
+// A validated rope_config that owns its longrope factor lists. config() returns a view whose spans
+// point into this object: keep the object alive while the view is used.
+class resolved_config {
+ public:
+  resolved_config(const rope_config& c, std::vector<double> short_factor,
+                  std::vector<double> long_factor);
+  rope_config config() const;
+
+ private:
+  rope_config config_;
+  std::vector<double> short_factor_;
+  std::vector<double> long_factor_;
+};
+
+// The configuration a draft describes, with these defaults and derivations (HF's where HF has one):
+//   rotary width     head_dim (partial_rotary_factor 1); a factor f gives int(head_dim * f)
+//   base 10000, layout half, scaling none
+//   original_max_position_embeddings (yarn, llama3, longrope)  max_position_embeddings if unset
+//   factor  required for linear, ntk, dynamic and llama3; for yarn and longrope, if unset,
+//           max_position_embeddings / original_max_position_embeddings
+//   the rest: the defaults of posenc::rope_scaling (beta 32/1, truncate, llama3 1/4, ...)
+// Throws cli_error: exit 2 when head_dim is missing, exit 1 when the configuration is invalid
+// (with the text of posenc::message(validate(c)) for the library's rules).
+resolved_config resolve(const config_draft& d);
+
+}  // namespace posenc::cli

@@ -1,0 +1,47 @@
+// The one error type of the command-line tool: a one-line message for stderr and the exit status.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace posenc::cli {
+
+// Exit statuses: 0 success, 1 an invalid configuration or unreadable input, 2 a usage error
+// (unknown flag, malformed value, missing command).
+inline constexpr int exit_ok = 0;
+inline constexpr int exit_invalid = 1;
+inline constexpr int exit_usage = 2;
+
+class cli_error : public std::runtime_error {
+ public:
+  cli_error(const std::string& message, int exit_status)
+      : std::runtime_error(message), status_(exit_status) {}
+  int exit_status() const { return status_; }
+
+ private:
+  int status_;
+};
+
+// A usage error (exit 2) and an invalid-input error (exit 1); `message` starts with "posenc: ".
+[[noreturn]] inline void usage_error(const std::string& message) {
+  throw cli_error(message, exit_usage);
+}
+[[noreturn]] inline void invalid(const std::string& message) {
+  throw cli_error(message, exit_invalid);
+}
+
+// Text from the user (a flag name, a file name, a preset name) made safe to echo inside a one-line
+// message: control characters become '?', and very long text is cut.
+inline std::string printable(std::string_view text) {
+  constexpr std::size_t max_len = 200;
+  std::string out;
+  for (char c : text.substr(0, max_len)) {
+    const auto u = static_cast<unsigned char>(c);
+    out += (u < 0x20 || u == 0x7f) ? '?' : c;
+  }
+  if (text.size() > max_len) out += "...";
+  return out;
+}
+
+}  // namespace posenc::cli

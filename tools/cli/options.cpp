@@ -1,0 +1,219 @@
+#include "cli/options.hpp"
+
+#include <string>
+
+#include "cli/error.hpp"
+#include "cli/numbers.hpp"
+
+namespace posenc::cli {
+
+namespace {
+// One flag and its value: "--name value" or "--name=value".
+class arg_reader {
+ public:
+  explicit arg_reader(std::span<const std::string_view> args) : args_(args) {}
+
+  bool done() const { return next_ >= args_.size(); }
+
+  // Advances to the next argument; returns it without any "=value" part.
+  std::string_view take() {
+    std::string_view a = args_[next_++];
+    inline_value_.reset();
+    if (a.starts_with("--")) {
+      if (const std::size_t eq = a.find('='); eq != std::string_view::npos) {
+        inline_value_ = a.substr(eq + 1);
+        a = a.substr(0, eq);
+      }
+    }
+    flag_ = a;
+    return a;
+  }
+
+  std::string_view value() {
+    if (inline_value_) return *inline_value_;
+    if (next_ >= args_.size()) usage_error("posenc: " + printable(flag_) + " needs a value");
+    return args_[next_++];
+  }
+
+  void no_value() const {
+    if (inline_value_) usage_error("posenc: " + printable(flag_) + " takes no value");
+  }
+
+  [[noreturn]] void bad(const char* what) const {
+    usage_error("posenc: " + printable(flag_) + " needs " + what);
+  }
+
+ private:
+  std::span<const std::string_view> args_;
+  std::size_t next_ = 0;
+  std::string_view flag_;
+  std::optional<std::string_view> inline_value_;
+};
+
+std::uint32_t positive_u32(arg_reader& r, std::uint64_t max, const char* what) {
+  const auto v = parse_uint(r.value(), 1, max);
+  if (!v) r.bad(what);
+  return static_cast<std::uint32_t>(*v);
+}
+
+double finite_number(arg_reader& r) {
+  const auto v = parse_double(r.value());
+  if (!v) r.bad("a finite number");
+  return *v;
+}
+
+position_range parse_positions(std::string_view text) {
+  const char* what =
+      "posenc: --positions needs A:B with integers 0 <= A < B <= 4294967296 (positions A to B-1)";
+  const std::size_t colon = text.find(':');
+  if (colon == std::string_view::npos) usage_error(what);
+  const auto first = parse_uint(text.substr(0, colon), 0, position_limit - 1);
+  const auto last = parse_uint(text.substr(colon + 1), 1, position_limit);
+  if (!first || !last || *first >= *last) usage_error(what);
+  if (*last - *first > max_positions)
+    usage_error("posenc: --positions covers " + std::to_string(*last - *first) +
+                " positions; at most " + std::to_string(max_positions) + " per call");
+  return {*first, *last};
+}
+
+bool is_help(std::string_view a) {
+  return a == "--help" || a == "-h";
+}
+}  // namespace
+
+invocation parse_args(std::span<const std::string_view> args) {
+  invocation inv;
+  for (std::string_view a : args) {
+    if (is_help(a)) {
+      inv.help = true;
+      return inv;
+    }
+  }
+
+  arg_reader r(args);
+  config_draft& d = inv.flags;
+  while (!r.done()) {
+    const std::string_view a = r.take();
+    if (!a.starts_with("-")) {
+      if (inv.cmd != command::none)
+        usage_error("posenc: unexpected argument '" + printable(a) + "'");
+      if (a == "freqs") {
+        inv.cmd = command::freqs;
+      } else if (a == "table") {
+        inv.cmd = command::table;
+      } else {
+        usage_error("posenc: unknown command '" + printable(a) + "' (freqs or table)");
+      }
+    } else if (a == "--version") {
+      r.no_value();
+      inv.version = true;
+    } else if (a == "--head-dim") {
+      d.head_dim = positive_u32(r, UINT32_MAX, "a positive integer");
+      if (*d.head_dim > max_head_dim)
+        usage_error("posenc: --head-dim must be at most " + std::to_string(max_head_dim));
+    } else if (a == "--rotary-dim") {
+      d.rotary = rotary_width::absolute(positive_u32(r, UINT32_MAX, "a positive integer"));
+    } else if (a == "--partial-rotary-factor") {
+      const auto f = parse_double(r.value());
+      if (!f || !(*f > 0.0 && *f <= 1.0)) r.bad("a number in (0, 1]");
+      d.rotary = rotary_width::fraction(*f);
+    } else if (a == "--base") {
+      d.base = finite_number(r);
+    } else if (a == "--layout") {
+      const std::string_view v = r.value();
+      if (v == "interleaved") {
+        d.layout = rope_layout::interleaved;
+      } else if (v == "half") {
+        d.layout = rope_layout::half;
+      } else {
+        r.bad("interleaved or half");
+      }
+    } else if (a == "--scaling") {
+      const std::string_view v = r.value();
+      if (v == "none") {
+        d.scaling = scaling_type::none;
+      } else if (v == "linear") {
+        d.scaling = scaling_type::linear;
+      } else if (v == "ntk") {
+        d.scaling = scaling_type::ntk;
+      } else if (v == "dynamic") {
+        d.scaling = scaling_type::dynamic;
+      } else if (v == "yarn") {
+        d.scaling = scaling_type::yarn;
+      } else if (v == "llama3") {
+        d.scaling = scaling_type::llama3;
+      } else if (v == "longrope") {
+        d.scaling = scaling_type::longrope;
+      } else {
+        r.bad("one of none, linear, ntk, dynamic, yarn, llama3, longrope");
+      }
+    } else if (a == "--factor") {
+      d.factor = finite_number(r);
+    } else if (a == "--original-max") {
+      d.original_max_position_embeddings =
+          positive_u32(r, UINT32_MAX, "a positive integer below 2^32");
+    } else if (a == "--max-position-embeddings") {
+      d.max_position_embeddings = positive_u32(r, UINT32_MAX, "a positive integer below 2^32");
+    } else if (a == "--seq-len") {
+      const auto v = parse_uint(r.value(), 0, std::uint64_t{1} << 53);
+      if (!v) r.bad("a non-negative integer (at most 2^53)");
+      inv.seq_len = *v;
+    } else if (a == "--beta-fast") {
+      d.beta_fast = finite_number(r);
+    } else if (a == "--beta-slow") {
+      d.beta_slow = finite_number(r);
+    } else if (a == "--no-truncate") {
+      r.no_value();
+      d.truncate = false;
+    } else if (a == "--truncate") {
+      r.no_value();
+      d.truncate = true;
+    } else if (a == "--mscale") {
+      d.mscale = finite_number(r);
+    } else if (a == "--mscale-all-dim") {
+      d.mscale_all_dim = finite_number(r);
+    } else if (a == "--attention-factor") {
+      d.attention_factor = finite_number(r);
+    } else if (a == "--low-freq-factor") {
+      d.low_freq_factor = finite_number(r);
+    } else if (a == "--high-freq-factor") {
+      d.high_freq_factor = finite_number(r);
+    } else if (a == "--short-factor" || a == "--long-factor") {
+      auto v = parse_double_list(r.value());
+      if (!v) r.bad("comma-separated finite numbers");
+      (a == "--short-factor" ? d.short_factor : d.long_factor) = std::move(*v);
+    } else if (a == "--preset" || a == "--hf-config") {
+      const std::string_view v = r.value();
+      if (v.empty()) r.bad(a == "--preset" ? "a preset name" : "a file name");
+      if (inv.preset || inv.hf_config)
+        usage_error("posenc: give at most one --preset or --hf-config");
+      (a == "--preset" ? inv.preset : inv.hf_config) = std::string(v);
+    } else if (a == "--format") {
+      const std::string_view v = r.value();
+      if (v == "json") {
+        inv.format = output_format::json;
+      } else if (v == "csv") {
+        inv.format = output_format::csv;
+      } else if (v == "text") {
+        inv.format = output_format::text;
+      } else {
+        r.bad("json, csv or text");
+      }
+    } else if (a == "--positions") {
+      inv.positions = parse_positions(r.value());
+    } else {
+      usage_error("posenc: unknown flag " + printable(a));
+    }
+  }
+
+  if (inv.version) return inv;
+  if (inv.cmd == command::none)
+    usage_error("posenc: missing command (freqs or table); see posenc --help");
+  if (inv.cmd == command::table && !inv.positions)
+    usage_error("posenc: table needs --positions A:B");
+  if (inv.cmd == command::freqs && inv.positions)
+    usage_error("posenc: --positions is for the table command only");
+  return inv;
+}
+
+}  // namespace posenc::cli

@@ -1,0 +1,46 @@
+// The command line of `posenc`: a command (freqs, table), config flags, output flags. Parsing only
+// checks the form of each value (strict numbers, known names); the configuration is checked as a
+// whole later (resolve), after the flags have been laid over a preset or a config.json.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "cli/draft.hpp"
+
+namespace posenc::cli {
+
+enum class command : std::uint8_t { none, freqs, table };
+enum class output_format : std::uint8_t { json, csv, text };
+
+// Positions [first, last) of `table`.
+struct position_range {
+  std::uint64_t first = 0;
+  std::uint64_t last = 0;
+};
+
+// Limits of one `table` call: positions are below 2^32 (the library's angle path), and one call
+// covers at most 2^20 positions.
+inline constexpr std::uint64_t position_limit = std::uint64_t{1} << 32;
+inline constexpr std::uint64_t max_positions = std::uint64_t{1} << 20;
+
+struct invocation {
+  command cmd = command::none;
+  bool help = false;
+  bool version = false;
+  output_format format = output_format::json;
+  std::optional<position_range> positions;  // table only
+  std::uint64_t seq_len = 0;                // HF's seq_len; 0 = none
+  std::optional<std::string> preset;
+  std::optional<std::string> hf_config;
+  config_draft flags;  // the config flags, laid over the preset or config.json
+};
+
+// Parses argv[1..]. Throws cli_error (exit 2) with a one-line message on the first problem.
+// --help / -h anywhere wins over everything else.
+invocation parse_args(std::span<const std::string_view> args);
+
+}  // namespace posenc::cli

@@ -1,0 +1,184 @@
+#include "cli/output.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdint>
+#include <string_view>
+
+namespace posenc::cli {
+
+namespace {
+template <class T>
+std::string_view to_text(char (&buf)[40], T x, int digits) {
+  const auto res = std::to_chars(buf, buf + sizeof buf, x, std::chars_format::general, digits);
+  return {buf, static_cast<std::size_t>(res.ptr - buf)};
+}
+
+// Appends to a string and hands it to the stream in large pieces.
+class writer {
+ public:
+  explicit writer(std::ostream& out) : out_(out) { buf_.reserve(limit + 256); }
+  ~writer() { flush(); }
+  writer(const writer&) = delete;
+  writer& operator=(const writer&) = delete;
+
+  writer& operator<<(std::string_view s) {
+    buf_.append(s);
+    if (buf_.size() >= limit) flush();
+    return *this;
+  }
+  writer& operator<<(char c) {
+    buf_.push_back(c);
+    return *this;
+  }
+  writer& operator<<(std::uint64_t v) {
+    char b[24];
+    const auto res = std::to_chars(b, b + sizeof b, v);
+    return *this << std::string_view(b, static_cast<std::size_t>(res.ptr - b));
+  }
+  writer& f32(float x) {
+    char b[40];
+    return *this << to_text(b, x, 9);
+  }
+  writer& f64(double x) {
+    char b[40];
+    return *this << to_text(b, x, 17);
+  }
+  // `s` right-aligned in `width` columns.
+  writer& right(std::string_view s, std::size_t width) {
+    if (s.size() < width) buf_.append(width - s.size(), ' ');
+    return *this << s;
+  }
+  writer& right(std::uint64_t v, std::size_t width) { return right(std::to_string(v), width); }
+  void flush() {
+    out_.write(buf_.data(), static_cast<std::streamsize>(buf_.size()));
+    buf_.clear();
+  }
+
+ private:
+  static constexpr std::size_t limit = std::size_t{1} << 16;
+  std::ostream& out_;
+  std::string buf_;
+};
+
+std::size_t digits(std::uint64_t v) {
+  return std::to_string(v).size();
+}
+
+// A matrix row by row as nested JSON arrays.
+void json_rows(writer& w, const std::vector<float>& m, std::size_t rows, std::size_t cols) {
+  w << '[';
+  for (std::size_t p = 0; p < rows; ++p) {
+    w << (p == 0 ? "\n  [" : ",\n  [");
+    for (std::size_t i = 0; i < cols; ++i) {
+      if (i > 0) w << ", ";
+      w.f32(m[p * cols + i]);
+    }
+    w << ']';
+  }
+  w << "\n]";
+}
+}  // namespace
+
+std::string format_float(float x) {
+  char b[40];
+  return std::string(to_text(b, x, 9));
+}
+std::string format_double(double x) {
+  char b[40];
+  return std::string(to_text(b, x, 17));
+}
+
+void write_freqs(std::ostream& out, const freqs_result& r, output_format f) {
+  writer w(out);
+  const std::size_t n = r.inv_freq.size();
+  switch (f) {
+    case output_format::json:
+      w << "{\"rotary_dim\": " << std::uint64_t{r.rotary_dim} << ", \"inv_freq\": [";
+      for (std::size_t i = 0; i < n; ++i) {
+        if (i > 0) w << ", ";
+        w.f32(r.inv_freq[i]);
+      }
+      w << "], \"inv_freq_f64\": [";
+      for (std::size_t i = 0; i < n; ++i) {
+        if (i > 0) w << ", ";
+        w.f64(r.inv_freq_f64[i]);
+      }
+      w << "], \"attention_factor\": ";
+      w.f64(r.attention_factor) << "}\n";
+      break;
+    case output_format::csv:
+      w << "i,inv_freq,inv_freq_f64\n";
+      for (std::size_t i = 0; i < n; ++i) {
+        w << std::uint64_t{i} << ',';
+        w.f32(r.inv_freq[i]) << ',';
+        w.f64(r.inv_freq_f64[i]) << '\n';
+      }
+      break;
+    case output_format::text: {
+      w << "rotary_dim        " << std::uint64_t{r.rotary_dim} << '\n';
+      w << "attention_factor  ";
+      w.f64(r.attention_factor) << "\n\n";
+      const std::size_t wi = std::max<std::size_t>(4, digits(n == 0 ? 0 : n - 1));
+      w.right("pair", wi) << "  ";
+      w.right("inv_freq (float32)", 18) << "  ";
+      w.right("inv_freq (float64)", 24) << '\n';
+      for (std::size_t i = 0; i < n; ++i) {
+        w.right(std::uint64_t{i}, wi) << "  ";
+        w.right(format_float(r.inv_freq[i]), 18) << "  ";
+        w.right(format_double(r.inv_freq_f64[i]), 24) << '\n';
+      }
+      break;
+    }
+  }
+}
+
+void write_table(std::ostream& out, const table_result& r, output_format f) {
+  writer w(out);
+  const std::uint64_t first = r.positions.first;
+  const auto rows = static_cast<std::size_t>(r.positions.last - first);
+  const std::size_t cols = r.pairs;
+  switch (f) {
+    case output_format::json:
+      w << "{\"positions\": [";
+      for (std::size_t p = 0; p < rows; ++p) {
+        if (p > 0) w << ", ";
+        w << first + p;
+      }
+      w << "],\n\"cos\": ";
+      json_rows(w, r.cos, rows, cols);
+      w << ",\n\"sin\": ";
+      json_rows(w, r.sin, rows, cols);
+      w << "}\n";
+      break;
+    case output_format::csv:
+      w << "position,pair,cos,sin\n";
+      for (std::size_t p = 0; p < rows; ++p) {
+        for (std::size_t i = 0; i < cols; ++i) {
+          w << first + p << ',' << std::uint64_t{i} << ',';
+          w.f32(r.cos[p * cols + i]) << ',';
+          w.f32(r.sin[p * cols + i]) << '\n';
+        }
+      }
+      break;
+    case output_format::text: {
+      const std::size_t wp = std::max<std::size_t>(8, digits(r.positions.last - 1));
+      const std::size_t wi = std::max<std::size_t>(4, digits(cols == 0 ? 0 : cols - 1));
+      w.right("position", wp) << "  ";
+      w.right("pair", wi) << "  ";
+      w.right("cos", 16) << "  ";
+      w.right("sin", 16) << '\n';
+      for (std::size_t p = 0; p < rows; ++p) {
+        for (std::size_t i = 0; i < cols; ++i) {
+          w.right(first + p, wp) << "  ";
+          w.right(std::uint64_t{i}, wi) << "  ";
+          w.right(format_float(r.cos[p * cols + i]), 16) << "  ";
+          w.right(format_float(r.sin[p * cols + i]), 16) << '\n';
+        }
+      }
+      break;
+    }
+  }
+}
+
+}  // namespace posenc::cli

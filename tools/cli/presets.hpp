@@ -1,0 +1,22 @@
+// --preset NAME: the configurations of published models (posenc/spec/presets.hpp), looked up
+// by name through posenc/spec/dispatch.hpp when the build has Boost.Hana.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "cli/draft.hpp"
+
+namespace posenc::cli {
+
+// Whether this build has the presets (they need Boost.Hana).
+bool presets_available();
+
+// The preset's configuration as a draft (every field set, so flags override field by field).
+// Throws cli_error (exit 2) for an unknown name, listing the known ones.
+config_draft preset_draft(std::string_view name);
+
+// The known names, joined by ", " (empty when presets are not available).
+std::string preset_list();
+
+}  // namespace posenc::cli

@@ -1,0 +1,102 @@
+#include "cli/run.hpp"
+
+#include <exception>
+#include <new>
+#include <string>
+
+#include "cli/compute.hpp"
+#include "cli/error.hpp"
+#include "cli/hf_config.hpp"
+#include "cli/output.hpp"
+#include "cli/presets.hpp"
+
+#ifndef POSENC_CLI_VERSION
+#define POSENC_CLI_VERSION "unknown"
+#endif
+
+namespace posenc::cli {
+
+const char* usage_text() {
+  return R"(usage: posenc freqs [config] [--seq-len N] [--format json|csv|text]
+       posenc table --positions A:B [config] [--seq-len N] [--format json|csv|text]
+       posenc --help | --version
+
+Commands:
+  freqs   inv_freq of every rotary pair (float32 and float64) and the attention factor
+  table   cos and sin of p * inv_freq_i, times the attention factor, as float32, for the
+          positions A <= p < B (B <= 2^32, at most 2^20 positions and 2^24 entries per call)
+
+Config (flags override the fields of --preset or --hf-config, wherever they appear):
+  --preset NAME                 a published model's configuration
+  --hf-config FILE              a Hugging Face config.json
+  --head-dim D                  head dimension (at most 65536)
+  --rotary-dim R                rotated channels (default D)
+  --partial-rotary-factor F     R = int(D * F), F in (0, 1]
+  --base B                      rope_theta (default 10000)
+  --layout interleaved|half     rotation pairs (2i, 2i+1) or (i, i + R/2) (default half)
+  --scaling none|linear|ntk|dynamic|yarn|llama3|longrope   (default none)
+  --factor S                    scaling factor
+  --original-max N              original_max_position_embeddings (yarn, llama3, longrope)
+  --max-position-embeddings N   max_position_embeddings (dynamic, longrope)
+  --beta-fast X, --beta-slow X  yarn correction range (default 32, 1)
+  --no-truncate, --truncate     yarn: keep the correction range unrounded, or floor/ceil it
+  --mscale X, --mscale-all-dim X   yarn (DeepSeek) magnitude pair
+  --attention-factor X          yarn, longrope: explicit attention factor
+  --low-freq-factor X, --high-freq-factor X   llama3 (default 1, 4)
+  --short-factor a,b,...        longrope: R/2 factors each
+  --long-factor a,b,...
+
+Run:
+  --seq-len N                   HF's seq_len (dynamic: grows the base past
+                                max_position_embeddings; longrope: long factors past the
+                                original context); default none
+  --positions A:B               table: positions A to B-1
+  --format json|csv|text        output format (default json)
+
+Errors: one line on stderr and nothing on stdout; exit 1 for an invalid configuration or input
+file, 2 for a usage error.
+)";
+}
+
+resolved_config configure(const invocation& inv) {
+  config_draft d;
+  if (inv.preset) d = preset_draft(*inv.preset);
+  if (inv.hf_config) d = load_hf_config(*inv.hf_config);
+  return resolve(overlay(std::move(d), inv.flags));
+}
+
+int run(std::span<const std::string_view> args, std::ostream& out, std::ostream& err) {
+  try {
+    const invocation inv = parse_args(args);
+    if (inv.help) {
+      out << usage_text();
+      if (presets_available()) out << "\nPresets: " << preset_list() << '\n';
+      return exit_ok;
+    }
+    if (inv.version) {
+      out << "posenc " << POSENC_CLI_VERSION << '\n';
+      return exit_ok;
+    }
+    const resolved_config rc = configure(inv);
+    const rope_config c = rc.config();
+    if (inv.cmd == command::freqs) {
+      const freqs_result r = compute_freqs(c, inv.seq_len);
+      write_freqs(out, r, inv.format);
+    } else {
+      const table_result r = compute_table(c, *inv.positions, inv.seq_len);
+      write_table(out, r, inv.format);
+    }
+    return exit_ok;
+  } catch (const cli_error& e) {
+    err << e.what() << '\n';
+    return e.exit_status();
+  } catch (const std::bad_alloc&) {
+    err << "posenc: out of memory\n";
+    return exit_invalid;
+  } catch (const std::exception& e) {
+    err << "posenc: internal error: " << printable(e.what()) << '\n';
+    return exit_invalid;
+  }
+}
+
+}  // namespace posenc::cli
