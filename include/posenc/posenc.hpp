@@ -2,5 +2,8 @@
 // Umbrella header.
 #pragma once
 
+#include <posenc/analysis.hpp>
+#include <posenc/frequencies.hpp>
 #include <posenc/math.hpp>
+#include <posenc/spec.hpp>
 #include <posenc/tables.hpp>

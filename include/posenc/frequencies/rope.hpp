@@ -4,8 +4,8 @@
 // HF transformers src/transformers/modeling_rope_utils.py (reference/formulas.md §2); HF evaluates
 // them in float32 and lands up to a few ulp from the exact values that these functions round once.
 //
-// seq_len is HF's runtime sequence length (max(position_ids) + 1); 0 means "none" (HF seq_len=None).
-// Only dynamic and longrope depend on it.
+// seq_len is HF's runtime sequence length (max(position_ids) + 1); 0 means "none" (HF
+// seq_len=None). Only dynamic and longrope depend on it.
 #pragma once
 
 #include <array>
@@ -23,8 +23,12 @@ using math::dd;
 
 inline constexpr dd two_pi_dd{0x1.921fb54442d18p+2, 0x1.1a62633145c07p-52};
 
-constexpr dd ddv(double x) { return {x, 0.0}; }
-constexpr dd dd_log(double x) { return math::log(ddv(x)); }
+constexpr dd ddv(double x) {
+  return {x, 0.0};
+}
+constexpr dd dd_log(double x) {
+  return math::log(ddv(x));
+}
 
 // base^(-2i/R)
 constexpr dd default_inv_freq(const rope_config& c, std::uint32_t i) {
@@ -58,7 +62,9 @@ constexpr dd dd_floor(dd x) {
   if (f != x.hi) return ddv(f);
   return x.lo < 0.0 ? ddv(f - 1.0) : ddv(f);
 }
-constexpr dd dd_ceil(dd x) { return -dd_floor(-x); }
+constexpr dd dd_ceil(dd x) {
+  return -dd_floor(-x);
+}
 
 struct yarn_range {
   dd low;
@@ -97,14 +103,18 @@ constexpr math::dd inv_freq_dd(const rope_config& c, std::uint32_t i, std::uint6
   const rope_scaling& s = c.scaling;
   const dd theta = detail::default_inv_freq(c, i);
   switch (s.type) {
-    case scaling_type::none: return theta;
-    case scaling_type::linear: return theta / s.factor;
-    case scaling_type::ntk: return theta * detail::ntk_correction(ddv(s.factor), c, i);
+    case scaling_type::none:
+      return theta;
+    case scaling_type::linear:
+      return theta / s.factor;
+    case scaling_type::ntk:
+      return theta * detail::ntk_correction(ddv(s.factor), c, i);
     case scaling_type::dynamic: {
       // HF _compute_dynamic_ntk_parameters: seq = max(seq_len, max_pos);
       // base' = base * (factor seq / max_pos - (factor - 1))^(R/(R-2)).
       const double max_pos = static_cast<double>(s.max_position_embeddings);
-      const double seq = seq_len > s.max_position_embeddings ? static_cast<double>(seq_len) : max_pos;
+      const double seq =
+          seq_len > s.max_position_embeddings ? static_cast<double>(seq_len) : max_pos;
       const dd bracket = (ddv(s.factor) * seq) / max_pos - (ddv(s.factor) - 1.0);
       return theta * detail::ntk_correction(bracket, c, i);
     }
@@ -121,8 +131,8 @@ constexpr math::dd inv_freq_dd(const rope_config& c, std::uint32_t i, std::uint6
       const dd high_wavelen = ddv(L) / s.high_freq_factor;
       if (low_wavelen < wavelen) return theta / s.factor;
       if (wavelen < high_wavelen) return theta;
-      const dd smooth = (ddv(L) / wavelen - s.low_freq_factor) /
-                        (s.high_freq_factor - s.low_freq_factor);
+      const dd smooth =
+          (ddv(L) / wavelen - s.low_freq_factor) / (ddv(s.high_freq_factor) - s.low_freq_factor);
       return (ddv(1.0) - smooth) * (theta / s.factor) + smooth * theta;
     }
     case scaling_type::longrope: {
@@ -156,12 +166,14 @@ constexpr math::dd attention_factor_dd(const rope_config& c) {
       if (s.attention_factor > 0.0) return ddv(s.attention_factor);
       if (s.factor <= 1.0) return ddv(1.0);
       // sqrt(1 + ln(factor) / ln(original_max_position_embeddings))
-      const math::dd x = math::log(ddv(s.factor)) /
-                       math::log(ddv(static_cast<double>(s.original_max_position_embeddings))) +
-                   1.0;
+      const math::dd x =
+          math::log(ddv(s.factor)) /
+              math::log(ddv(static_cast<double>(s.original_max_position_embeddings))) +
+          1.0;
       return math::exp(math::log(x) * 0.5);
     }
-    default: return ddv(1.0);
+    default:
+      return ddv(1.0);
   }
 }
 constexpr double attention_factor(const rope_config& c) {

@@ -29,8 +29,7 @@ struct rope_spec_check {
   static_assert(satisfies(c, rope_error::rotary_dim),
                 "posenc: rotary_dim must be even, >= 2 and <= head_dim");
   static_assert(satisfies(c, rope_error::base), "posenc: base must be finite and > 1");
-  static_assert(satisfies(c, rope_error::factor),
-                "posenc: scaling factor must be finite and >= 1");
+  static_assert(satisfies(c, rope_error::factor), "posenc: scaling factor must be finite and >= 1");
   static_assert(satisfies(c, rope_error::rotary_dim_for_ntk),
                 "posenc: ntk and dynamic scaling need rotary_dim >= 4 (the exponent is R/(R-2))");
   static_assert(satisfies(c, rope_error::original_max_position_embeddings),
@@ -47,8 +46,9 @@ struct rope_spec_check {
                 "posenc: longrope short_factor and long_factor need rotary_dim/2 entries each");
   static_assert(satisfies(c, rope_error::longrope_factor_value),
                 "posenc: longrope factors must be finite and > 0");
-  static_assert(satisfies(c, rope_error::longrope_context),
-                "posenc: longrope needs max_position_embeddings >= original_max_position_embeddings");
+  static_assert(
+      satisfies(c, rope_error::longrope_context),
+      "posenc: longrope needs max_position_embeddings >= original_max_position_embeddings >= 2");
   static_assert(satisfies(c, rope_error::attention_factor),
                 "posenc: attention_factor must be finite and >= 0 (0 derives it)");
   static constexpr bool valid = validate(c) == rope_error::ok;

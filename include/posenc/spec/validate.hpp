@@ -31,18 +31,24 @@ enum class rope_error : std::uint8_t {
 // One line naming the rule; also the text of the matching static_assert.
 constexpr const char* message(rope_error e) {
   switch (e) {
-    case rope_error::ok: return "posenc: ok";
-    case rope_error::head_dim: return "posenc: head_dim must be positive";
-    case rope_error::rotary_dim: return "posenc: rotary_dim must be even, >= 2 and <= head_dim";
-    case rope_error::base: return "posenc: base must be finite and > 1";
-    case rope_error::factor: return "posenc: scaling factor must be finite and >= 1";
+    case rope_error::ok:
+      return "posenc: ok";
+    case rope_error::head_dim:
+      return "posenc: head_dim must be positive";
+    case rope_error::rotary_dim:
+      return "posenc: rotary_dim must be even, >= 2 and <= head_dim";
+    case rope_error::base:
+      return "posenc: base must be finite and > 1";
+    case rope_error::factor:
+      return "posenc: scaling factor must be finite and >= 1";
     case rope_error::rotary_dim_for_ntk:
       return "posenc: ntk and dynamic scaling need rotary_dim >= 4 (the exponent is R/(R-2))";
     case rope_error::original_max_position_embeddings:
       return "posenc: yarn, llama3 and longrope need original_max_position_embeddings > 0";
     case rope_error::max_position_embeddings:
       return "posenc: dynamic and longrope need max_position_embeddings > 0";
-    case rope_error::yarn_beta: return "posenc: yarn needs finite beta_fast > beta_slow > 0";
+    case rope_error::yarn_beta:
+      return "posenc: yarn needs finite beta_fast > beta_slow > 0";
     case rope_error::yarn_mscale:
       return "posenc: yarn mscale and mscale_all_dim must be finite and >= 0";
     case rope_error::llama3_freq_factors:
@@ -52,7 +58,8 @@ constexpr const char* message(rope_error e) {
     case rope_error::longrope_factor_value:
       return "posenc: longrope factors must be finite and > 0";
     case rope_error::longrope_context:
-      return "posenc: longrope needs max_position_embeddings >= original_max_position_embeddings";
+      return "posenc: longrope needs max_position_embeddings >= original_max_position_embeddings "
+             ">= 2";
     case rope_error::attention_factor:
       return "posenc: attention_factor must be finite and >= 0 (0 derives it)";
   }
@@ -81,12 +88,16 @@ constexpr bool satisfies(const rope_config& c, rope_error e) {
   const rope_scaling& s = c.scaling;
   const scaling_type t = s.type;
   switch (e) {
-    case rope_error::ok: return true;
-    case rope_error::head_dim: return c.head_dim > 0;
+    case rope_error::ok:
+      return true;
+    case rope_error::head_dim:
+      return c.head_dim > 0;
     case rope_error::rotary_dim:
       return c.rotary_dim >= 2 && c.rotary_dim % 2 == 0 && c.rotary_dim <= c.head_dim;
-    case rope_error::base: return finite(c.base) && c.base > 1.0;
-    case rope_error::factor: return !detail::uses_factor(t) || (finite(s.factor) && s.factor >= 1.0);
+    case rope_error::base:
+      return finite(c.base) && c.base > 1.0;
+    case rope_error::factor:
+      return !detail::uses_factor(t) || (finite(s.factor) && s.factor >= 1.0);
     case rope_error::rotary_dim_for_ntk:
       return !(t == scaling_type::ntk || t == scaling_type::dynamic) || c.rotary_dim >= 4;
     case rope_error::original_max_position_embeddings:
@@ -97,16 +108,15 @@ constexpr bool satisfies(const rope_config& c, rope_error e) {
       return !(t == scaling_type::dynamic || t == scaling_type::longrope) ||
              s.max_position_embeddings > 0;
     case rope_error::yarn_beta:
-      return t != scaling_type::yarn ||
-             (finite(s.beta_fast) && finite(s.beta_slow) && s.beta_slow > 0.0 &&
-              s.beta_fast > s.beta_slow);
+      return t != scaling_type::yarn || (finite(s.beta_fast) && finite(s.beta_slow) &&
+                                         s.beta_slow > 0.0 && s.beta_fast > s.beta_slow);
     case rope_error::yarn_mscale:
       return t != scaling_type::yarn || (finite(s.mscale) && s.mscale >= 0.0 &&
                                          finite(s.mscale_all_dim) && s.mscale_all_dim >= 0.0);
     case rope_error::llama3_freq_factors:
       return t != scaling_type::llama3 ||
-             (finite(s.low_freq_factor) && finite(s.high_freq_factor) &&
-              s.low_freq_factor > 0.0 && s.high_freq_factor > s.low_freq_factor);
+             (finite(s.low_freq_factor) && finite(s.high_freq_factor) && s.low_freq_factor > 0.0 &&
+              s.high_freq_factor > s.low_freq_factor);
     case rope_error::longrope_factor_length:
       return t != scaling_type::longrope || (s.short_factor.size() == c.rotary_dim / 2 &&
                                              s.long_factor.size() == c.rotary_dim / 2);
@@ -114,8 +124,10 @@ constexpr bool satisfies(const rope_config& c, rope_error e) {
       return t != scaling_type::longrope ||
              (detail::factors_ok(s.short_factor) && detail::factors_ok(s.long_factor));
     case rope_error::longrope_context:
+      // >= 2: the attention factor divides by ln(original_max_position_embeddings).
       return t != scaling_type::longrope ||
-             s.max_position_embeddings >= s.original_max_position_embeddings;
+             (s.original_max_position_embeddings >= 2 &&
+              s.max_position_embeddings >= s.original_max_position_embeddings);
     case rope_error::attention_factor:
       return finite(s.attention_factor) && s.attention_factor >= 0.0;
   }
