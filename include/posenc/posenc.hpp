@@ -4,6 +4,7 @@
 
 #include <posenc/analysis.hpp>
 #include <posenc/frequencies.hpp>
+#include <posenc/kernels.hpp>
 #include <posenc/math.hpp>
 #include <posenc/spec.hpp>
 #include <posenc/tables.hpp>

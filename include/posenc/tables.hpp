@@ -2,6 +2,9 @@
 // matrices R_m with their scalar reference application.
 #pragma once
 
+#include <posenc/tables/alibi.hpp>
+#include <posenc/tables/learned.hpp>
 #include <posenc/tables/rope_cache.hpp>
 #include <posenc/tables/rotation.hpp>
 #include <posenc/tables/runtime_rope_cache.hpp>
+#include <posenc/tables/sinusoidal.hpp>

@@ -126,8 +126,12 @@ TEST_CASE("bad input: non-zero exit, one line on stderr, nothing on stdout", "[e
     std::string err;  // the whole line, or "" to check only its form
   };
   const std::vector<bad_case> cases = {
-      {{}, 2, "posenc: missing command (freqs or table); see posenc --help"},
-      {{"frobnicate"}, 2, "posenc: unknown command 'frobnicate' (freqs or table)"},
+      {{},
+       2,
+       "posenc: missing command (freqs, table, apply, alibi or sinusoidal); see posenc --help"},
+      {{"frobnicate"},
+       2,
+       "posenc: unknown command 'frobnicate' (freqs, table, apply, alibi or sinusoidal)"},
       {{"freqs", "--foo"}, 2, "posenc: unknown flag --foo"},
       {{"freqs", "--head-dim", "12abc"}, 2, "posenc: --head-dim needs a positive integer"},
       {{"freqs", "--head-dim"}, 2, "posenc: --head-dim needs a value"},

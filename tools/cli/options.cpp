@@ -76,6 +76,51 @@ position_range parse_positions(std::string_view text) {
   return {*first, *last};
 }
 
+// The alibi and sinusoidal commands take their own flags only (sinusoidal also --base and
+// --format); the other commands take none of theirs.
+void check_encoding_flags(invocation& inv) {
+  const encoding_flags& e = inv.encoding;
+  const bool alibi_flags = e.heads || e.length || e.variant || e.bloom;
+  const bool sinusoidal_flags = e.dim || e.layout || e.padding_idx;
+  if (inv.cmd == command::alibi || inv.cmd == command::sinusoidal) {
+    const char* name = inv.cmd == command::alibi ? "alibi" : "sinusoidal";
+    const config_draft& d = inv.flags;
+    const bool rope_flags =
+        d.head_dim || d.rotary || (d.base && inv.cmd == command::alibi) || d.layout || d.scaling ||
+        d.factor || d.original_max_position_embeddings || d.max_position_embeddings ||
+        d.beta_fast || d.beta_slow || d.truncate || d.mscale || d.mscale_all_dim ||
+        d.attention_factor || d.low_freq_factor || d.high_freq_factor || d.short_factor ||
+        d.long_factor || inv.preset || inv.hf_config || inv.seq_len != 0 || inv.input;
+    if (rope_flags)
+      usage_error(std::string("posenc: ") + name + " takes no RoPE configuration flags");
+    if (inv.cmd == command::alibi) {
+      if (sinusoidal_flags || e.rows || inv.positions)
+        usage_error(
+            "posenc: --dim, --positions, --layout and --padding-idx are for the "
+            "sinusoidal command");
+      if (!e.heads) usage_error("posenc: alibi needs --heads H");
+    } else {
+      if (alibi_flags)
+        usage_error("posenc: --heads, --length, --variant and --bloom are for the alibi command");
+      if (inv.positions || !e.rows || *e.rows == 0 || *e.rows > max_positions)
+        usage_error("posenc: sinusoidal needs --positions N with 1 <= N <= " +
+                    std::to_string(max_positions) + " (rows 0 to N-1)");
+      if (!e.dim) usage_error("posenc: sinusoidal needs --dim D");
+    }
+    return;
+  }
+  if (e.rows) {
+    // A bare count is the sinusoidal form; elsewhere it is the malformed A:B it always was.
+    inv.positions = parse_positions(std::to_string(*e.rows));
+  }
+  if (alibi_flags)
+    usage_error("posenc: --heads, --length, --variant and --bloom are for the alibi command");
+  if (sinusoidal_flags)
+    usage_error(
+        "posenc: --dim, --padding-idx and --layout paper|split are for the sinusoidal "
+        "command");
+}
+
 bool is_help(std::string_view a) {
   return a == "--help" || a == "-h";
 }
@@ -101,8 +146,15 @@ invocation parse_args(std::span<const std::string_view> args) {
         inv.cmd = command::freqs;
       } else if (a == "table") {
         inv.cmd = command::table;
+      } else if (a == "apply") {
+        inv.cmd = command::apply;
+      } else if (a == "alibi") {
+        inv.cmd = command::alibi;
+      } else if (a == "sinusoidal") {
+        inv.cmd = command::sinusoidal;
       } else {
-        usage_error("posenc: unknown command '" + printable(a) + "' (freqs or table)");
+        usage_error("posenc: unknown command '" + printable(a) +
+                    "' (freqs, table, apply, alibi or sinusoidal)");
       }
     } else if (a == "--version") {
       r.no_value();
@@ -125,6 +177,8 @@ invocation parse_args(std::span<const std::string_view> args) {
         d.layout = rope_layout::interleaved;
       } else if (v == "half") {
         d.layout = rope_layout::half;
+      } else if (v == "paper" || v == "split") {  // sinusoidal
+        inv.encoding.layout = v == "paper" ? sinusoidal_layout::paper : sinusoidal_layout::split;
       } else {
         r.bad("interleaved or half");
       }
@@ -199,8 +253,39 @@ invocation parse_args(std::span<const std::string_view> args) {
       } else {
         r.bad("json, csv or text");
       }
+    } else if (a == "--input") {
+      const std::string_view v = r.value();
+      if (v.empty()) r.bad("a file name");
+      inv.input = std::string(v);
     } else if (a == "--positions") {
-      inv.positions = parse_positions(r.value());
+      const std::string_view v = r.value();
+      if (v.find(':') == std::string_view::npos && parse_uint(v, 0, UINT64_MAX)) {
+        inv.encoding.rows = parse_uint(v, 0, UINT64_MAX);  // sinusoidal: N rows (checked below)
+      } else {
+        inv.positions = parse_positions(v);
+      }
+    } else if (a == "--heads") {
+      inv.encoding.heads = positive_u32(r, max_alibi_heads, "an integer in [1, 65536]");
+    } else if (a == "--length") {
+      inv.encoding.length = positive_u32(r, max_positions, "an integer in [1, 1048576]");
+    } else if (a == "--variant") {
+      const std::string_view v = r.value();
+      if (v == "causal") {
+        inv.encoding.variant = alibi_variant::causal;
+      } else if (v == "symmetric") {
+        inv.encoding.variant = alibi_variant::symmetric;
+      } else {
+        r.bad("causal or symmetric");
+      }
+    } else if (a == "--bloom") {
+      r.no_value();
+      inv.encoding.bloom = true;
+    } else if (a == "--dim") {
+      inv.encoding.dim = positive_u32(r, max_head_dim, "an integer in [1, 65536]");
+    } else if (a == "--padding-idx") {
+      const auto v = parse_uint(r.value(), 0, UINT32_MAX);
+      if (!v) r.bad("a non-negative integer below 2^32");
+      inv.encoding.padding_idx = static_cast<std::uint32_t>(*v);
     } else {
       usage_error("posenc: unknown flag " + printable(a));
     }
@@ -208,11 +293,18 @@ invocation parse_args(std::span<const std::string_view> args) {
 
   if (inv.version) return inv;
   if (inv.cmd == command::none)
-    usage_error("posenc: missing command (freqs or table); see posenc --help");
+    usage_error(
+        "posenc: missing command (freqs, table, apply, alibi or sinusoidal); see posenc --help");
+  check_encoding_flags(inv);
   if (inv.cmd == command::table && !inv.positions)
     usage_error("posenc: table needs --positions A:B");
   if (inv.cmd == command::freqs && inv.positions)
     usage_error("posenc: --positions is for the table command only");
+  if (inv.cmd == command::apply && !inv.input) usage_error("posenc: apply needs --input FILE");
+  if (inv.cmd == command::apply && inv.positions)
+    usage_error("posenc: --positions is for the table command only");
+  if (inv.cmd != command::apply && inv.input)
+    usage_error("posenc: --input is for the apply command only");
   return inv;
 }
 

@@ -9,11 +9,14 @@
 #include <string>
 #include <string_view>
 
+#include <posenc/spec/alibi.hpp>
+#include <posenc/spec/sinusoidal.hpp>
+
 #include "cli/draft.hpp"
 
 namespace posenc::cli {
 
-enum class command : std::uint8_t { none, freqs, table };
+enum class command : std::uint8_t { none, freqs, table, apply, alibi, sinusoidal };
 enum class output_format : std::uint8_t { json, csv, text };
 
 // Positions [first, last) of `table`.
@@ -26,6 +29,20 @@ struct position_range {
 // covers at most 2^20 positions.
 inline constexpr std::uint64_t position_limit = std::uint64_t{1} << 32;
 inline constexpr std::uint64_t max_positions = std::uint64_t{1} << 20;
+// alibi --heads: at most this many heads.
+inline constexpr std::uint64_t max_alibi_heads = 65536;
+
+// Flags of the alibi and sinusoidal commands (tools/cli/encodings.hpp).
+struct encoding_flags {
+  std::optional<std::uint32_t> heads;        // alibi --heads H
+  std::optional<std::uint64_t> length;       // alibi --length L
+  std::optional<alibi_variant> variant;      // alibi --variant causal|symmetric
+  bool bloom = false;                        // alibi --bloom
+  std::optional<std::uint32_t> dim;          // sinusoidal --dim D
+  std::optional<std::uint64_t> rows;         // sinusoidal --positions N (rows 0..N-1)
+  std::optional<sinusoidal_layout> layout;   // sinusoidal --layout paper|split
+  std::optional<std::uint32_t> padding_idx;  // sinusoidal --padding-idx P
+};
 
 struct invocation {
   command cmd = command::none;
@@ -36,7 +53,9 @@ struct invocation {
   std::uint64_t seq_len = 0;                // HF's seq_len; 0 = none
   std::optional<std::string> preset;
   std::optional<std::string> hf_config;
-  config_draft flags;  // the config flags, laid over the preset or config.json
+  std::optional<std::string> input;  // apply only: the input JSON file
+  config_draft flags;                // the config flags, laid over the preset or config.json
+  encoding_flags encoding;           // alibi and sinusoidal only
 };
 
 // Parses argv[1..]. Throws cli_error (exit 2) with a one-line message on the first problem.

@@ -4,7 +4,9 @@
 #include <new>
 #include <string>
 
+#include "cli/apply.hpp"
 #include "cli/compute.hpp"
+#include "cli/encodings.hpp"
 #include "cli/error.hpp"
 #include "cli/hf_config.hpp"
 #include "cli/output.hpp"
@@ -19,12 +21,26 @@ namespace posenc::cli {
 const char* usage_text() {
   return R"(usage: posenc freqs [config] [--seq-len N] [--format json|csv|text]
        posenc table --positions A:B [config] [--seq-len N] [--format json|csv|text]
+       posenc apply --input FILE [config] [--seq-len N] [--format json|csv|text]
+       posenc alibi --heads H [--length L] [--variant causal|symmetric] [--bloom] [--format F]
+       posenc sinusoidal --dim D --positions N [--layout paper|split] [--padding-idx P]
+                         [--base B] [--format F]
        posenc --help | --version
 
 Commands:
   freqs   inv_freq of every rotary pair (float32 and float64) and the attention factor
   table   cos and sin of p * inv_freq_i, times the attention factor, as float32, for the
           positions A <= p < B (B <= 2^32, at most 2^20 positions and 2^24 entries per call)
+  apply   RoPE applied to the tensor x of a JSON file {"x": [...], "shape": [tokens, heads,
+          head_dim], "positions": [...]} (positions optional: 0, 1, ...) -> {"y": [...]};
+          head_dim defaults to shape[2]
+  alibi   ALiBi slopes of H heads as float32 (the reference get_slopes, or BLOOM's float32
+          powers with --bloom); with --length L also each head's L x L bias (row-major, query i,
+          key j): -m (i - j) for j <= i and 0 for later keys (causal), or -m |i - j| (symmetric)
+  sinusoidal  the sinusoidal position table, rows 0 to N-1 of width D, float32 correctly
+          rounded: paper layout (interleaved sin/cos, exponent 2k/D) or split (fairseq/
+          tensor2tensor: [sin | cos], exponent k/(D/2-1), zero column for odd D); --padding-idx
+          zeroes that row as fairseq does (at most 2^24 values per call for both commands)
 
 Config (flags override the fields of --preset or --hf-config, wherever they appear):
   --preset NAME                 a published model's configuration
@@ -51,6 +67,7 @@ Run:
                                 max_position_embeddings; longrope: long factors past the
                                 original context); default none
   --positions A:B               table: positions A to B-1
+  --input FILE                  apply: the input JSON file
   --format json|csv|text        output format (default json)
 
 Errors: one line on stderr and nothing on stdout; exit 1 for an invalid configuration or input
@@ -75,6 +92,18 @@ int run(std::span<const std::string_view> args, std::ostream& out, std::ostream&
     }
     if (inv.version) {
       out << "posenc " << POSENC_CLI_VERSION << '\n';
+      return exit_ok;
+    }
+    if (inv.cmd == command::alibi) {
+      write_alibi(out, compute_alibi(inv), inv.format);
+      return exit_ok;
+    }
+    if (inv.cmd == command::sinusoidal) {
+      write_sinusoidal(out, compute_sinusoidal(inv), inv.format);
+      return exit_ok;
+    }
+    if (inv.cmd == command::apply) {
+      run_apply(inv, out);
       return exit_ok;
     }
     const resolved_config rc = configure(inv);

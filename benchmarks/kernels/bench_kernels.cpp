@@ -1,0 +1,511 @@
+// posenc-bench-kernels: RoPE application on [T, 32 heads, 128] tensors, out of place (q -> y),
+// against memcpy of the same bytes, in one binary and one run (docs/benchmarks.md).
+//
+//   layouts     half, interleaved
+//   storage     f32, bf16 (computed in float32)
+//   T           1, 16, 512, 4096 tokens at positions 0..T-1
+//   strategies  constexpr_table          rope_cache_v (compile-time, compact) +
+//   dispatch::apply_rope
+//               runtime_table            runtime_rope_cache (compact) + dispatch::apply_rope
+//               runtime_table_expanded   the same cache in the expanded format +
+//               dispatch::apply_rope scalar_table             runtime_rope_cache (compact) +
+//               rope_reference (scalar) on_the_fly               per token, cos/sin of every pair
+//               the way ggml's CPU kernel
+//                                        makes them (float angle, theta *= theta_scale, cosf/sinf)
+//                                        into a stack buffer, then dispatch::apply_rope on that row
+//               memcpy                   std::memcpy of the T * 32 * 128 * sizeof(storage) bytes
+// Tables: head_dim 128, base 1e4, no scaling, 4096 positions. dispatch::apply_rope runs the best
+// ISA of this CPU (printed in the context as posenc_isa).
+//
+// Besides Google Benchmark's output: `--summary FILE` writes the CSV
+//   layout,strategy,dtype,tokens,ns_per_call,ratio_to_memcpy
+// (ratio = ns_per_call / ns_per_call of the memcpy row of the same layout, dtype and T of this
+// run; with --benchmark_repetitions the median of the repetitions). ns_per_call is the CPU time
+// of the (single) benchmark thread per call by default, so that time spent descheduled by other
+// processes does not count; `--summary_time=real` uses wall time instead. At the end
+// the run prints the ratio table with the targets (<= 1.15x memcpy at T = 512 and 4096, <= 2.5x
+// at T = 1 for the SIMD table strategies; bf16 faster than f32 at T = 4096).
+// Targets are reported, not asserted; the exit status is non-zero only when a benchmark failed
+// (every strategy's output is checked against rope_reference before it is timed).
+#include <posenc/kernels/dispatch.hpp>
+#include <posenc/kernels/rope_reference.hpp>
+#include <posenc/kernels/rope_table.hpp>
+#include <posenc/kernels/storage.hpp>
+#include <posenc/kernels/tensor.hpp>
+#include <posenc/spec/rope.hpp>
+#include <posenc/tables/runtime_rope_cache.hpp>
+
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "tables.hpp"
+
+namespace pk = posenc::kernels;
+using posenc::bf16;
+using posenc::rope_layout;
+using namespace posenc_bench;
+
+namespace {
+
+constexpr std::size_t kTokens[] = {1, 16, 512, 4096};
+constexpr std::size_t kRowElems = kHeads * kHeadDim;  // elements per token
+constexpr std::size_t kAlign = 64;
+
+const char* layout_name(rope_layout l) {
+  return l == rope_layout::half ? "half" : "interleaved";
+}
+
+// 64-byte aligned, zero-initialised storage (first touch here, not in the timed loop).
+template <class T>
+struct aligned_buffer {
+  struct free_deleter {
+    void operator()(void* p) const { std::free(p); }
+  };
+  std::unique_ptr<T, free_deleter> ptr;
+  explicit aligned_buffer(std::size_t n) {
+    const std::size_t bytes = (n * sizeof(T) + kAlign - 1) / kAlign * kAlign;
+    void* p = std::aligned_alloc(kAlign, bytes);
+    if (p == nullptr) std::abort();
+    std::memset(p, 0, bytes);
+    ptr.reset(static_cast<T*>(p));
+  }
+  T* get() const { return ptr.get(); }
+};
+
+// Inputs in [-1, 1) (xorshift32), one buffer per storage type, sized for T = 4096; outputs and a
+// reference output alike.
+template <class T>
+struct tensors {
+  aligned_buffer<T> in{kMaxPos * kRowElems}, out{kMaxPos * kRowElems}, ref{kMaxPos * kRowElems};
+  tensors() {
+    std::uint32_t s = 12345u;
+    T* x = in.get();
+    for (std::size_t e = 0; e < kMaxPos * kRowElems; ++e) {
+      s ^= s << 13;
+      s ^= s >> 17;
+      s ^= s << 5;
+      x[e] = posenc::store_as<T>(static_cast<float>(s >> 8) * 0x1p-23f - 1.0f);
+    }
+  }
+};
+
+template <class T>
+tensors<T>& tensors_of() {
+  static tensors<T> t;
+  return t;
+}
+
+// The tables of every strategy (built once, before any timing).
+struct tables {
+  posenc::runtime_rope_cache<float> runtime;
+  posenc::rope_cache_view<float> compile_time;
+  std::vector<float> exp_cos[2], exp_sin[2];  // expanded rows per layout (half, interleaved)
+
+  tables()
+      : runtime(posenc::runtime_rope_cache<float>::make(
+            posenc::rope_config{kHeadDim, kHeadDim, kBase, rope_layout::half,
+                                posenc::scaling::none()},
+            kMaxPos)),
+        compile_time(constexpr_cache()) {
+    for (const rope_layout l : {rope_layout::half, rope_layout::interleaved}) {
+      const int k = l == rope_layout::half ? 0 : 1;
+      exp_cos[k].resize(kMaxPos * kHeadDim);
+      exp_sin[k].resize(kMaxPos * kHeadDim);
+      pk::expand_rope_cache(runtime.view(), l, exp_cos[k].data(), exp_sin[k].data());
+    }
+  }
+  pk::rope_table expanded(rope_layout l) const {
+    const int k = l == rope_layout::half ? 0 : 1;
+    pk::rope_table t;
+    t.cos = exp_cos[k].data();
+    t.sin = exp_sin[k].data();
+    t.positions = kMaxPos;
+    t.rotary_dim = kHeadDim;
+    t.layout = l;
+    t.format = pk::rope_table_format::expanded;
+    return t;
+  }
+};
+
+const tables& tables_of() {
+  static const tables t;
+  return t;
+}
+
+enum class strategy : std::uint8_t {
+  constexpr_table,
+  runtime_table,
+  runtime_table_expanded,
+  scalar_table,
+  on_the_fly,
+  memcpy_copy,
+};
+
+const char* strategy_name(strategy s) {
+  switch (s) {
+    case strategy::constexpr_table:
+      return "constexpr_table";
+    case strategy::runtime_table:
+      return "runtime_table";
+    case strategy::runtime_table_expanded:
+      return "runtime_table_expanded";
+    case strategy::scalar_table:
+      return "scalar_table";
+    case strategy::on_the_fly:
+      return "on_the_fly";
+    case strategy::memcpy_copy:
+      return "memcpy";
+  }
+  return "?";
+}
+
+// Strategies held to the targets.
+bool has_target(strategy s) {
+  return s == strategy::constexpr_table || s == strategy::runtime_table ||
+         s == strategy::runtime_table_expanded;
+}
+
+// ggml's CPU way (ggml-cpu/ops.cpp, ggml_rope_cache_init; reference/formulas.md §3): a float
+// angle, multiplied by theta_scale = powf(base, -2/n_dims) from pair to pair, and cosf/sinf of it.
+// Written here from that description: one token's compact row into caller (stack) storage.
+inline void ggml_style_row(std::uint64_t p, float theta_scale, float* c, float* s) {
+  float theta = static_cast<float>(p);
+  for (std::size_t i = 0; i < kHeadDim / 2; ++i) {
+    c[i] = std::cos(theta);
+    s[i] = std::sin(theta);
+    theta *= theta_scale;
+  }
+}
+
+// ggml's theta_scale = powf(freq_base, -2.0f / n_dims).
+float on_the_fly_theta_scale() {
+  static const float theta_scale =
+      std::pow(static_cast<float>(kBase), -2.0f / static_cast<float>(kHeadDim));
+  return theta_scale;
+}
+
+// A one-row compact table over caller storage (the on-the-fly strategy's stack buffers).
+pk::rope_table on_the_fly_row_table(rope_layout l, const float* c, const float* s) {
+  pk::rope_table row;
+  row.cos = c;
+  row.sin = s;
+  row.positions = 1;
+  row.rotary_dim = kHeadDim;
+  row.layout = l;
+  return row;
+}
+
+template <class T>
+pk::kernel_error run_once(strategy s, rope_layout l, std::size_t tokens, const T* in, T* out) {
+  const tables& tb = tables_of();
+  const auto vin = pk::dense<const T>(in, tokens, kHeads, kHeadDim);
+  const auto vout = pk::dense<T>(out, tokens, kHeads, kHeadDim);
+  const pk::token_positions pos = pk::token_positions::from(0);
+  switch (s) {
+    case strategy::constexpr_table:
+      return pk::dispatch::apply_rope(pk::make_rope_table(tb.compile_time, l), vin, vout, pos);
+    case strategy::runtime_table:
+      return pk::dispatch::apply_rope(pk::make_rope_table(tb.runtime.view(), l), vin, vout, pos);
+    case strategy::runtime_table_expanded:
+      return pk::dispatch::apply_rope(tb.expanded(l), vin, vout, pos);
+    case strategy::scalar_table:
+      return pk::rope_reference<T>(pk::make_rope_table(tb.runtime.view(), l), vin, vout, pos);
+    case strategy::on_the_fly: {
+      const float theta_scale = on_the_fly_theta_scale();
+      alignas(kAlign) float c[kHeadDim / 2];
+      alignas(kAlign) float sn[kHeadDim / 2];
+      const pk::rope_table row = on_the_fly_row_table(l, c, sn);
+      for (std::size_t t = 0; t < tokens; ++t) {
+        ggml_style_row(pos.at(t), theta_scale, c, sn);
+        const pk::kernel_error e = pk::dispatch::apply_rope(
+            row, pk::dense<const T>(in + t * kRowElems, 1, kHeads, kHeadDim),
+            pk::dense<T>(out + t * kRowElems, 1, kHeads, kHeadDim), pk::token_positions::from(0));
+        if (e != pk::kernel_error::ok) return e;
+      }
+      return pk::kernel_error::ok;
+    }
+    case strategy::memcpy_copy:
+      std::memcpy(out, in, tokens * kRowElems * sizeof(T));
+      return pk::kernel_error::ok;
+  }
+  return pk::kernel_error::invalid_argument;
+}
+
+template <class T>
+bool same_bits(const T* a, const T* b, std::size_t n) {
+  return std::memcmp(a, b, n * sizeof(T)) == 0;
+}
+
+// Before timing: every strategy must give rope_reference's bits (unfused or fused order, the
+// kernel's ISA decides) on the same rows (on_the_fly: its ggml-style rows); memcpy must copy.
+template <class T>
+std::string verify(strategy s, rope_layout l, std::size_t tokens) {
+  tensors<T>& x = tensors_of<T>();
+  const std::size_t n = tokens * kRowElems;
+  if (run_once<T>(s, l, tokens, x.in.get(), x.out.get()) != pk::kernel_error::ok)
+    return "the kernel returned an error";
+  if (s == strategy::memcpy_copy) return same_bits(x.in.get(), x.out.get(), n) ? "" : "bad copy";
+  const auto table = pk::make_rope_table(tables_of().runtime.view(), l);
+  for (const pk::fma_mode m : {pk::fma_mode::unfused, pk::fma_mode::fused}) {
+    if (s == strategy::on_the_fly) {
+      // The reference on the same ggml-style rows, token by token.
+      float c[kHeadDim / 2], sn[kHeadDim / 2];
+      pk::rope_table row = on_the_fly_row_table(l, c, sn);
+      for (std::size_t t = 0; t < tokens; ++t) {
+        ggml_style_row(t, on_the_fly_theta_scale(), c, sn);
+        if (pk::rope_reference<T>(
+                row, pk::dense<const T>(x.in.get() + t * kRowElems, 1, kHeads, kHeadDim),
+                pk::dense<T>(x.ref.get() + t * kRowElems, 1, kHeads, kHeadDim),
+                pk::token_positions::from(0), m) != pk::kernel_error::ok)
+          return "rope_reference failed";
+      }
+    } else if (pk::rope_reference<T>(table,
+                                     pk::dense<const T>(x.in.get(), tokens, kHeads, kHeadDim),
+                                     pk::dense<T>(x.ref.get(), tokens, kHeads, kHeadDim),
+                                     pk::token_positions::from(0), m) != pk::kernel_error::ok) {
+      return "rope_reference failed";
+    }
+    if (same_bits(x.out.get(), x.ref.get(), n)) return {};
+  }
+  return "the output differs from rope_reference (both FMA modes)";
+}
+
+struct row_key {
+  std::string layout, strategy, dtype;
+  std::size_t tokens;
+};
+
+std::map<std::string, row_key>& registry() {
+  static std::map<std::string, row_key> r;
+  return r;
+}
+
+template <class T>
+void register_one(rope_layout l, strategy s, std::size_t tokens) {
+  const std::string name = std::string("rope/") + layout_name(l) + "/" + strategy_name(s) + "/" +
+                           posenc::storage_name<T>() + "/T:" + std::to_string(tokens);
+  registry()[name] = {layout_name(l), strategy_name(s), posenc::storage_name<T>(), tokens};
+  benchmark::RegisterBenchmark(name.c_str(), [l, s, tokens](benchmark::State& state) {
+    const std::string err = verify<T>(s, l, tokens);
+    if (!err.empty()) {
+      state.SkipWithError(err.c_str());
+      return;
+    }
+    tensors<T>& x = tensors_of<T>();
+    const T* in = x.in.get();
+    T* out = x.out.get();
+    for (auto _ : state) {
+      benchmark::DoNotOptimize(run_once<T>(s, l, tokens, in, out));
+      benchmark::ClobberMemory();
+    }
+    const auto bytes = static_cast<std::int64_t>(tokens * kRowElems * sizeof(T));
+    state.SetBytesProcessed(state.iterations() * bytes);
+  })->Unit(benchmark::kNanosecond);
+}
+
+// Collects every run while the console shows it.
+class collecting_reporter : public benchmark::ConsoleReporter {
+ public:
+  struct result {
+    double ns = 0.0;
+    bool median = false;  // from a median aggregate (--benchmark_repetitions)
+    int samples = 0;
+  };
+  std::map<std::string, result> results;
+  bool failed = false;
+  bool use_cpu_time = true;
+
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const Run& r : runs) {
+      if (r.error_occurred) {
+        failed = true;
+        continue;
+      }
+      const std::string name = r.run_name.str();
+      const double ns =
+          (use_cpu_time ? r.GetAdjustedCPUTime() : r.GetAdjustedRealTime()) * to_ns(r.time_unit);
+      result& res = results[name];
+      if (r.run_type == Run::RT_Aggregate) {
+        if (r.aggregate_name == "median") res = {ns, true, 1};
+      } else if (!res.median) {
+        // Repetitions without aggregates: the mean of the repetitions.
+        res.ns = (res.ns * res.samples + ns) / (res.samples + 1);
+        ++res.samples;
+      }
+    }
+    ConsoleReporter::ReportRuns(runs);
+  }
+
+ private:
+  static double to_ns(benchmark::TimeUnit u) {
+    switch (u) {
+      case benchmark::kNanosecond:
+        return 1.0;
+      case benchmark::kMicrosecond:
+        return 1e3;
+      case benchmark::kMillisecond:
+        return 1e6;
+      case benchmark::kSecond:
+        return 1e9;
+    }
+    return 1.0;
+  }
+};
+
+struct summary_row {
+  row_key key;
+  double ns, ratio;
+};
+
+std::string target_of(const row_key& k, double ratio) {
+  strategy s = strategy::memcpy_copy;
+  for (const strategy c :
+       {strategy::constexpr_table, strategy::runtime_table, strategy::runtime_table_expanded})
+    if (k.strategy == strategy_name(c)) s = c;
+  if (!has_target(s)) return "-";
+  double limit = 0.0;
+  if (k.tokens == 512 || k.tokens == 4096) limit = 1.15;
+  if (k.tokens == 1) limit = 2.5;
+  if (limit == 0.0) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "<=%.2f %s", limit, ratio <= limit ? "PASS" : "MISS");
+  return buf;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Our own flag first (Google Benchmark rejects flags it does not know).
+  std::string summary_path, time_kind = "cpu";
+  std::vector<char*> args;
+  for (int i = 0; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--summary" && i + 1 < argc) {
+      summary_path = argv[++i];
+    } else if (a.rfind("--summary=", 0) == 0) {
+      summary_path = a.substr(10);
+    } else if (a.rfind("--summary_time=", 0) == 0) {
+      time_kind = a.substr(15);
+      if (time_kind != "cpu" && time_kind != "real") {
+        std::fprintf(stderr, "posenc-bench-kernels: --summary_time=cpu or real\n");
+        return 1;
+      }
+    } else {
+      args.push_back(argv[i]);
+    }
+  }
+  int bargc = static_cast<int>(args.size());
+  args.push_back(nullptr);
+
+  for (const rope_layout l : {rope_layout::half, rope_layout::interleaved}) {
+    for (const std::size_t t : kTokens) {
+      for (const strategy s :
+           {strategy::memcpy_copy, strategy::constexpr_table, strategy::runtime_table,
+            strategy::runtime_table_expanded, strategy::scalar_table, strategy::on_the_fly}) {
+        register_one<float>(l, s, t);
+        register_one<bf16>(l, s, t);
+      }
+    }
+  }
+
+  benchmark::Initialize(&bargc, args.data());
+  if (benchmark::ReportUnrecognizedArguments(bargc, args.data())) return 1;
+  benchmark::AddCustomContext("posenc_isa", pk::dispatch::active_isa());
+  benchmark::AddCustomContext("posenc_shape", "[T, 32 heads, 128], out of place, positions 0..T-1");
+  benchmark::AddCustomContext("posenc_table", "head_dim 128, base 1e4, 4096 positions, float32");
+  benchmark::AddCustomContext("posenc_bytes_per_second", "bytes of q (T*32*128*sizeof) per call");
+  static_cast<void>(tables_of());  // build every table before the first timing
+  static_cast<void>(tensors_of<float>());
+  static_cast<void>(tensors_of<bf16>());
+
+  collecting_reporter reporter;
+  reporter.use_cpu_time = time_kind == "cpu";
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  benchmark::Shutdown();
+
+  // Ratios against the memcpy row of the same layout, dtype and T.
+  std::vector<summary_row> rows;
+  std::map<std::string, double> memcpy_ns;
+  for (const auto& [name, r] : reporter.results) {
+    const auto it = registry().find(name);
+    if (it == registry().end()) continue;
+    if (it->second.strategy == "memcpy")
+      memcpy_ns[it->second.layout + "/" + it->second.dtype + "/" +
+                std::to_string(it->second.tokens)] = r.ns;
+  }
+  for (const auto& [name, key] : registry()) {
+    const auto r = reporter.results.find(name);
+    if (r == reporter.results.end()) continue;
+    const auto m = memcpy_ns.find(key.layout + "/" + key.dtype + "/" + std::to_string(key.tokens));
+    const double ratio = m == memcpy_ns.end() ? std::nan("") : r->second.ns / m->second;
+    rows.push_back({key, r->second.ns, ratio});
+  }
+  const auto strategy_rank = [](const std::string& s) {
+    const strategy order[] = {strategy::memcpy_copy,   strategy::constexpr_table,
+                              strategy::runtime_table, strategy::runtime_table_expanded,
+                              strategy::scalar_table,  strategy::on_the_fly};
+    for (std::size_t i = 0; i < std::size(order); ++i)
+      if (s == strategy_name(order[i])) return i;
+    return std::size(order);
+  };
+  std::sort(rows.begin(), rows.end(), [&](const summary_row& a, const summary_row& b) {
+    if (a.key.layout != b.key.layout) return a.key.layout < b.key.layout;
+    if (a.key.tokens != b.key.tokens) return a.key.tokens < b.key.tokens;
+    if (a.key.dtype != b.key.dtype) return a.key.dtype > b.key.dtype;  // f32 before bf16
+    return strategy_rank(a.key.strategy) < strategy_rank(b.key.strategy);
+  });
+
+  if (!summary_path.empty()) {
+    std::ofstream csv(summary_path);
+    csv << "layout,strategy,dtype,tokens,ns_per_call,ratio_to_memcpy\n";
+    for (const summary_row& r : rows) {
+      char line[256];
+      std::snprintf(line, sizeof line, "%s,%s,%s,%zu,%.1f,%.3f\n", r.key.layout.c_str(),
+                    r.key.strategy.c_str(), r.key.dtype.c_str(), r.key.tokens, r.ns, r.ratio);
+      csv << line;
+    }
+    if (!csv) {
+      std::fprintf(stderr, "posenc-bench-kernels: cannot write %s\n", summary_path.c_str());
+      return 1;
+    }
+  }
+
+  // bf16 against f32 at T = 4096, per layout and strategy.
+  std::map<std::string, double> f32_ns;
+  for (const summary_row& r : rows)
+    if (r.key.dtype == "f32")
+      f32_ns[r.key.layout + "/" + r.key.strategy + "/" + std::to_string(r.key.tokens)] = r.ns;
+
+  std::printf(
+      "\nRoPE [T, 32, 128] out of place, ratio to memcpy of the same bytes (isa %s, %s time)\n",
+      pk::dispatch::active_isa(), time_kind.c_str());
+  std::printf("%-12s %-23s %-5s %5s %14s %9s %8s %-14s %s\n", "layout", "strategy", "dtype", "T",
+              "ns/call", "GB/s", "ratio", "target", "bf16<f32@4096");
+  for (const summary_row& r : rows) {
+    const double gbs = static_cast<double>(r.key.tokens * kRowElems *
+                                           (r.key.dtype == "f32" ? sizeof(float) : sizeof(bf16))) /
+                       r.ns;
+    std::string bf = "-";
+    if (r.key.dtype == "bf16" && r.key.tokens == 4096 && r.key.strategy != "memcpy") {
+      const auto f = f32_ns.find(r.key.layout + "/" + r.key.strategy + "/4096");
+      if (f != f32_ns.end()) bf = r.ns < f->second ? "PASS" : "MISS";
+    }
+    std::printf("%-12s %-23s %-5s %5zu %14.1f %9.2f %8.3f %-14s %s\n", r.key.layout.c_str(),
+                r.key.strategy.c_str(), r.key.dtype.c_str(), r.key.tokens, r.ns, gbs, r.ratio,
+                target_of(r.key, r.ratio).c_str(), bf.c_str());
+  }
+  std::fflush(stdout);
+  return reporter.failed ? 1 : 0;
+}

@@ -1,0 +1,13 @@
+// posenc/kernels: applying positional encodings to tensors at run time (docs/kernels.md).
+// Umbrella header of the kernels layer.
+#pragma once
+
+#include <posenc/kernels/alibi.hpp>
+#include <posenc/kernels/error.hpp>
+#include <posenc/kernels/learned.hpp>
+#include <posenc/kernels/rope.hpp>
+#include <posenc/kernels/rope_reference.hpp>
+#include <posenc/kernels/rope_table.hpp>
+#include <posenc/kernels/sinusoidal.hpp>
+#include <posenc/kernels/storage.hpp>
+#include <posenc/kernels/tensor.hpp>

@@ -1,0 +1,273 @@
+// The dispatcher of posenc_kernels, compiled without ISA flags: the registry of compiled ISAs,
+// the choice of one at run time, and the dispatching entry points of posenc/kernels/dispatch.hpp.
+// It also holds the two entries that need no flags: the compiler's baseline architecture (x86-64:
+// sse2; aarch64: neon64) and the scalar reference.
+//
+// How the choice is made:
+// - xsimd::dispatch over the compiled architectures, best first. xsimd 8.1 compares each
+//   architecture's version with the best version its cpuid code found. That code misreads the AVX
+//   bit (it reads CPUID leaf 0x80000001 instead of leaf 1), so avx = 0 on CPUs that have AVX, but
+//   the best version is a maximum over all the bits and the AVX2, FMA3 and AVX-512 bits are read
+//   correctly, so the pick is right: we list no plain-AVX architecture and never read that bit.
+// - xsimd 8.1 does not check that the OS saves the YMM/ZMM registers (XGETBV). The compiler's
+//   __builtin_cpu_supports does, so an x86 entry counts as supported only if both agree, and if
+//   xsimd's pick is not supported by that test the next supported entry is taken.
+//
+// One-definition caveat: inline functions that do not depend on the architecture (argument
+// checks, the on-the-fly sin/cos) are compiled in every per-ISA TU with its flags, and the linker
+// keeps one copy. This TU instantiates the same kernels for the baseline architecture and is the
+// first member of the library, and the ISA TUs follow in increasing order, so the kept copy is
+// the baseline's, or one from the narrowest ISA that emits it out of line (meson.build).
+#include <posenc/kernels/dispatch.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdlib>
+#include <cstring>
+
+#include "isa_entry.hpp"
+
+#if POSENC_KERNELS_XSIMD
+#include <xsimd/xsimd.hpp>
+// The baseline architecture of this TU, if xsimd has one here.
+#if XSIMD_WITH_SSE2 || XSIMD_WITH_NEON64 || XSIMD_WITH_NEON
+#define POSENC_KERNELS_BASELINE 1
+#endif
+#endif
+#ifndef POSENC_KERNELS_BASELINE
+#define POSENC_KERNELS_BASELINE 0
+#endif
+#ifndef POSENC_KERNELS_HAVE_SSE4_2
+#define POSENC_KERNELS_HAVE_SSE4_2 0
+#endif
+#ifndef POSENC_KERNELS_HAVE_AVX2
+#define POSENC_KERNELS_HAVE_AVX2 0
+#endif
+#ifndef POSENC_KERNELS_HAVE_AVX512BW
+#define POSENC_KERNELS_HAVE_AVX512BW 0
+#endif
+
+namespace posenc::kernels::dispatch {
+
+namespace detail {
+namespace {
+
+#if POSENC_KERNELS_BASELINE
+constinit const isa_kernels entry_baseline =
+    simd_entry<xsimd::default_arch>(xsimd::default_arch::name());
+#endif
+constinit const isa_kernels entry_scalar = scalar_entry();
+
+// The functor of xsimd::dispatch: the compiled entry of each architecture.
+struct entry_of {
+#if POSENC_KERNELS_HAVE_AVX512BW
+  const isa_kernels* operator()(xsimd::avx512bw) const {
+    return &entry_avx512bw;
+  }
+#endif
+#if POSENC_KERNELS_HAVE_AVX2
+  const isa_kernels* operator()(xsimd::fma3<xsimd::avx2>) const {
+    return &entry_avx2;
+  }
+#endif
+#if POSENC_KERNELS_HAVE_SSE4_2
+  const isa_kernels* operator()(xsimd::sse4_2) const {
+    return &entry_sse4_2;
+  }
+#endif
+#if POSENC_KERNELS_BASELINE
+  const isa_kernels* operator()(xsimd::default_arch) const {
+    return &entry_baseline;
+  }
+#endif
+};
+
+#if POSENC_KERNELS_BASELINE
+template <class... Archs>
+using arch_list = xsimd::arch_list<Archs...>;
+using compiled_archs = arch_list<
+#if POSENC_KERNELS_HAVE_AVX512BW
+    xsimd::avx512bw,
+#endif
+#if POSENC_KERNELS_HAVE_AVX2
+    xsimd::fma3<xsimd::avx2>,
+#endif
+#if POSENC_KERNELS_HAVE_SSE4_2
+    xsimd::sse4_2,
+#endif
+    xsimd::default_arch>;
+#endif
+
+// Whether the CPU and the OS support an x86 entry: xsimd's cpuid bits and the compiler's test.
+[[maybe_unused]] bool x86_supports(const isa_kernels& k) {
+#if POSENC_KERNELS_XSIMD && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  const auto cpu = xsimd::available_architectures();
+  __builtin_cpu_init();
+#if POSENC_KERNELS_HAVE_AVX512BW
+  if (&k == &entry_avx512bw)
+    return cpu.avx512f && cpu.avx512cd && cpu.avx512dq && cpu.avx512bw &&
+           __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512cd") &&
+           __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("fma");
+#endif
+#if POSENC_KERNELS_HAVE_AVX2
+  if (&k == &entry_avx2)
+    return cpu.avx2 && cpu.fma3_avx2 && __builtin_cpu_supports("avx2") &&
+           __builtin_cpu_supports("fma");
+#endif
+#if POSENC_KERNELS_HAVE_SSE4_2
+  if (&k == &entry_sse4_2) return cpu.sse4_2 && __builtin_cpu_supports("sse4.2");
+#endif
+  static_cast<void>(cpu);
+#endif
+  static_cast<void>(k);
+  return false;
+}
+
+constexpr std::size_t max_entries = 5;
+
+struct registry {
+  std::array<isa_kernels, max_entries> entries{};
+  std::size_t count = 0;
+  std::size_t automatic = 0;
+  std::size_t active = 0;
+  isa_request request = isa_request::none;
+
+  void add(const isa_kernels& k, bool supported) {
+    entries[count] = k;
+    entries[count].supported = supported;
+    ++count;
+  }
+  std::size_t index_of(const char* name) const {
+    for (std::size_t i = 0; i < count; ++i)
+      if (std::strcmp(entries[i].name, name) == 0) return i;
+    return count;
+  }
+};
+
+registry build_registry() {
+  registry r;
+#if POSENC_KERNELS_HAVE_AVX512BW
+  r.add(entry_avx512bw, x86_supports(entry_avx512bw));
+#endif
+#if POSENC_KERNELS_HAVE_AVX2
+  r.add(entry_avx2, x86_supports(entry_avx2));
+#endif
+#if POSENC_KERNELS_HAVE_SSE4_2
+  r.add(entry_sse4_2, x86_supports(entry_sse4_2));
+#endif
+#if POSENC_KERNELS_BASELINE
+  r.add(entry_baseline, true);  // this TU runs, so its baseline does
+#endif
+  r.add(entry_scalar, true);
+
+  // xsimd's pick, then the first supported entry from there on (scalar at the latest).
+  r.automatic = r.count - 1;
+#if POSENC_KERNELS_BASELINE
+  const isa_kernels* pick = xsimd::dispatch<compiled_archs>(entry_of{})();
+  for (std::size_t i = r.index_of(pick->name); i < r.count; ++i) {
+    if (r.entries[i].supported) {
+      r.automatic = i;
+      break;
+    }
+  }
+#endif
+  r.active = r.automatic;
+
+  const char* env = std::getenv("POSENC_ISA");
+  if (env != nullptr && env[0] != '\0') {
+    const std::size_t i = r.index_of(env);
+    if (i == r.count) {
+      r.request = isa_request::unknown;
+    } else if (!r.entries[i].supported) {
+      r.request = isa_request::unsupported;
+    } else {
+      r.request = isa_request::honoured;
+      r.active = i;
+    }
+  }
+  return r;
+}
+
+const registry& the_registry() {
+  static const registry r = build_registry();
+  return r;
+}
+
+}  // namespace
+}  // namespace detail
+
+std::span<const isa_kernels> compiled_isas() {
+  const detail::registry& r = detail::the_registry();
+  return {r.entries.data(), r.count};
+}
+
+const isa_kernels& active() {
+  const detail::registry& r = detail::the_registry();
+  return r.entries[r.active];
+}
+
+const char* active_isa() {
+  return active().name;
+}
+
+const char* automatic_isa() {
+  const detail::registry& r = detail::the_registry();
+  return r.entries[r.automatic].name;
+}
+
+isa_request isa_override() {
+  return detail::the_registry().request;
+}
+
+// The dispatching entry points: one line per kernel and storage type.
+#define POSENC_DISPATCH_ROPE(T, member)                                                         \
+  kernel_error apply_rope(const rope_table& table, tensor_view<const T> in, tensor_view<T> out, \
+                          token_positions pos) {                                                \
+    return active().member.apply(table, in, out, pos);                                          \
+  }                                                                                             \
+  kernel_error apply_rope(const rope_table& table, tensor_view<T> x, token_positions pos) {     \
+    return active().member.apply_in_place(table, x, pos);                                       \
+  }                                                                                             \
+  kernel_error apply_rope_qk(const rope_table& table, tensor_view<const T> q_in,                \
+                             tensor_view<T> q_out, tensor_view<const T> k_in,                   \
+                             tensor_view<T> k_out, token_positions pos) {                       \
+    return active().member.apply_qk(table, q_in, q_out, k_in, k_out, pos);                      \
+  }
+
+POSENC_DISPATCH_ROPE(float, rope_f32)
+POSENC_DISPATCH_ROPE(bf16, rope_bf16)
+POSENC_DISPATCH_ROPE(f16, rope_f16)
+
+#undef POSENC_DISPATCH_ROPE
+
+#define POSENC_DISPATCH_ENCODINGS(T, member)                                                      \
+  kernel_error add_sinusoidal(const sinusoidal_table_view<float>& table, tensor_view<const T> in, \
+                              tensor_view<T> out, token_positions pos) {                          \
+    return active().member.add_sinusoidal(table, in, out, pos);                                   \
+  }                                                                                               \
+  kernel_error add_sinusoidal(const sinusoidal_table_view<float>& table, tensor_view<T> x,        \
+                              token_positions pos) {                                              \
+    return active().member.add_sinusoidal_in_place(table, x, pos);                                \
+  }                                                                                               \
+  kernel_error add_learned(const learned_table_view<T>& table, tensor_view<const T> in,           \
+                           tensor_view<T> out, token_positions pos) {                             \
+    return active().member.add_learned(table, in, out, pos);                                      \
+  }                                                                                               \
+  kernel_error add_learned(const learned_table_view<T>& table, tensor_view<T> x,                  \
+                           token_positions pos) {                                                 \
+    return active().member.add_learned_in_place(table, x, pos);                                   \
+  }                                                                                               \
+  kernel_error add_alibi_bias(std::span<const float> slopes, score_view<T> scores,                \
+                              alibi_variant variant, std::uint64_t q_offset,                      \
+                              std::uint64_t k_offset) {                                           \
+    return active().member.add_alibi_bias(slopes, scores, variant, q_offset, k_offset);           \
+  }
+
+POSENC_DISPATCH_ENCODINGS(float, enc_f32)
+POSENC_DISPATCH_ENCODINGS(bf16, enc_bf16)
+POSENC_DISPATCH_ENCODINGS(f16, enc_f16)
+
+#undef POSENC_DISPATCH_ENCODINGS
+
+}  // namespace posenc::kernels::dispatch

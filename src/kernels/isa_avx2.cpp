@@ -1,0 +1,16 @@
+// The kernels for avx2, compiled with -mavx2 -mfma and checked to be the xsimd architecture
+// xsimd::fma3<xsimd::avx2> (src/kernels/meson.build).
+#include "isa_entry.hpp"
+
+#if !POSENC_KERNELS_XSIMD
+#error "isa_avx2.cpp needs xsimd"
+#endif
+
+static_assert(std::is_same_v<xsimd::default_arch, xsimd::fma3<xsimd::avx2>>,
+              "posenc: isa_avx2.cpp must be compiled with -mavx2 -mfma");
+
+namespace posenc::kernels::dispatch::detail {
+
+constinit const isa_kernels entry_avx2 = simd_entry<xsimd::fma3<xsimd::avx2>>("avx2");
+
+}  // namespace posenc::kernels::dispatch::detail

@@ -1,0 +1,17 @@
+// The kernels for avx512bw, compiled with -mavx512f -mavx512cd -mavx512dq -mavx512bw -mfma and
+// checked to be the xsimd architecture xsimd::avx512bw (src/kernels/meson.build).
+#include "isa_entry.hpp"
+
+#if !POSENC_KERNELS_XSIMD
+#error "isa_avx512bw.cpp needs xsimd"
+#endif
+
+static_assert(std::is_same_v<xsimd::default_arch, xsimd::avx512bw>,
+              "posenc: isa_avx512bw.cpp must be compiled with -mavx512f -mavx512cd -mavx512dq "
+              "-mavx512bw -mfma");
+
+namespace posenc::kernels::dispatch::detail {
+
+constinit const isa_kernels entry_avx512bw = simd_entry<xsimd::avx512bw>("avx512bw");
+
+}  // namespace posenc::kernels::dispatch::detail

@@ -1,0 +1,226 @@
+// Shared pieces of the RoPE kernel tests: tables in both formats, random tensors in strided
+// layouts, bitwise comparison.
+//
+// Random data comes from a std::mt19937_64 seeded by RapidCheck (shapes shrink, data follows the
+// seed), so a failing case is reproduced from the shape and seed that RapidCheck prints.
+#pragma once
+
+#include <posenc/kernels.hpp>
+#include <posenc/tables/rope_cache.hpp>
+
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace posenc_test::krope {
+
+namespace pk = posenc::kernels;
+using posenc::bf16;
+using posenc::f16;
+using posenc::rope_config;
+using posenc::rope_layout;
+
+// ---- bits
+// ----------------------------------------------------------------------------------------
+
+template <class T>
+std::uint32_t bits(T v) {
+  if constexpr (std::is_same_v<T, float>) {
+    return std::bit_cast<std::uint32_t>(v);
+  } else {
+    return v.bits;
+  }
+}
+
+template <class T>
+T from_bits(std::uint32_t b) {
+  if constexpr (std::is_same_v<T, float>) {
+    return std::bit_cast<float>(b);
+  } else {
+    return T{static_cast<std::uint16_t>(b)};
+  }
+}
+
+// Index of the first element whose bits differ, or -1.
+template <class T>
+long first_difference(const std::vector<T>& a, const std::vector<T>& b) {
+  if (a.size() != b.size()) return 0;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (bits(a[i]) != bits(b[i])) return static_cast<long>(i);
+  return -1;
+}
+
+template <class T>
+std::string describe_difference(const std::vector<T>& a, const std::vector<T>& b) {
+  const long i = first_difference(a, b);
+  if (i < 0) return "equal";
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "element %ld: 0x%08x vs 0x%08x (sizes %zu, %zu)", i,
+                a.size() > static_cast<std::size_t>(i) ? bits(a[static_cast<std::size_t>(i)]) : 0u,
+                b.size() > static_cast<std::size_t>(i) ? bits(b[static_cast<std::size_t>(i)]) : 0u,
+                a.size(), b.size());
+  return buf;
+}
+
+// ---- random values
+// -------------------------------------------------------------------------------
+
+// Finite or infinite values of every class, never NaN (two NaNs in one pair would leave the
+// propagated payload to the compiler; NaN inputs are tested on their own): zeros, subnormals,
+// infinities, and normal values of magnitude 2^-12 .. 2^12.
+template <class T>
+T random_value(std::mt19937_64& rng) {
+  const std::uint64_t r = rng();
+  if constexpr (std::is_same_v<T, float>) {
+    const auto sign = static_cast<std::uint32_t>(r >> 63) << 31;
+    switch (r % 64) {
+      case 0:
+        return std::bit_cast<float>(sign);
+      case 1:
+        return std::bit_cast<float>(sign | 0x7f800000u);
+      case 2:
+      case 3:
+        return std::bit_cast<float>(sign | static_cast<std::uint32_t>((r >> 8) & 0x7fffffu));
+      default: {
+        const auto e = static_cast<std::uint32_t>(127 - 12 + static_cast<int>((r >> 8) % 25));
+        return std::bit_cast<float>(sign | (e << 23) |
+                                    static_cast<std::uint32_t>((r >> 16) & 0x7fffffu));
+      }
+    }
+  } else {
+    // Any 16-bit pattern; NaNs are made finite by clearing the exponent's top bit.
+    auto b = static_cast<std::uint16_t>(r >> 20);
+    const bool nan = std::is_same_v<T, bf16> ? (b & 0x7f80u) == 0x7f80u && (b & 0x7fu) != 0
+                                             : (b & 0x7c00u) == 0x7c00u && (b & 0x3ffu) != 0;
+    if (nan) b = static_cast<std::uint16_t>(b & 0xbfffu);
+    return T{b};
+  }
+}
+
+template <class T>
+void fill_random(std::vector<T>& v, std::mt19937_64& rng) {
+  for (T& x : v) x = random_value<T>(rng);
+}
+
+// ---- tables
+// --------------------------------------------------------------------------------------
+
+// A config's cache for positions [0, P) in both formats. Not copyable: its rope_tables point at
+// the config.
+struct Tables {
+  rope_config cfg;
+  std::size_t positions = 0;
+  std::vector<float> cos, sin;    // compact, P * R/2
+  std::vector<float> ecos, esin;  // expanded, P * R
+
+  Tables(std::uint32_t head_dim, std::uint32_t rotary_dim, double base, rope_layout layout,
+         std::size_t P)
+      : positions(P) {
+    cfg.head_dim = head_dim;
+    cfg.rotary_dim = rotary_dim;
+    cfg.base = base;
+    cfg.layout = layout;
+    const std::size_t h = rotary_dim / 2;
+    cos.assign(P * h + 1, 0.0f);  // +1: never empty, so data() is not null for P = 0
+    sin.assign(P * h + 1, 0.0f);
+    ecos.assign(P * 2 * h + 1, 0.0f);
+    esin.assign(P * 2 * h + 1, 0.0f);
+    if (posenc::build_rope_cache<float>(cfg, P, cos.data(), sin.data()) != posenc::rope_error::ok)
+      throw std::runtime_error("invalid test config");
+    pk::expand_rope_cache(view(), layout, ecos.data(), esin.data());
+  }
+  Tables(const Tables&) = delete;
+  Tables& operator=(const Tables&) = delete;
+
+  posenc::rope_cache_view<float> view() const {
+    return {cos.data(), sin.data(), positions, cfg.rotary_dim / 2, 1.0};
+  }
+  // The table in a format, optionally with on-the-fly rows past P.
+  pk::rope_table table(pk::rope_table_format format, bool on_the_fly) const {
+    pk::rope_table t =
+        on_the_fly ? pk::make_rope_table(view(), cfg) : pk::make_rope_table(view(), cfg.layout);
+    if (format == pk::rope_table_format::expanded) {
+      t.cos = ecos.data();
+      t.sin = esin.data();
+      t.format = format;
+    }
+    return t;
+  }
+};
+
+// ---- tensors
+// -------------------------------------------------------------------------------------
+
+// Layouts of a [tokens, heads, head_dim] view inside a buffer.
+enum class layout_kind : int {
+  dense,       // [T, H, D]
+  qkv_slice,   // the k slice of a fused [T, 3 * H * D] qkv buffer
+  head_major,  // [H, T, D]
+  padded,      // gaps between heads and between tokens
+  count
+};
+
+template <class T>
+struct Tensor {
+  std::vector<T> buf;
+  pk::tensor_view<T> view;
+};
+
+// A view of the given shape and layout, starting `misalign` elements into its buffer (odd starts
+// for 16-bit types test unaligned word loads), the whole buffer filled with random values.
+template <class T>
+Tensor<T> make_tensor(layout_kind kind, std::size_t tokens, std::size_t heads, std::size_t dim,
+                      std::size_t misalign, std::mt19937_64& rng) {
+  std::size_t ts = 0, hs = 0, size = 0, start = misalign;
+  switch (kind) {
+    case layout_kind::dense:
+      ts = heads * dim;
+      hs = dim;
+      size = tokens * ts;
+      break;
+    case layout_kind::qkv_slice:
+      ts = 3 * heads * dim;
+      hs = dim;
+      start += heads * dim;
+      size = tokens * ts;
+      break;
+    case layout_kind::head_major:
+      hs = tokens * dim;
+      ts = dim;
+      size = heads * hs;
+      break;
+    default:
+      hs = dim + 3;
+      ts = heads * hs + 5;
+      size = tokens * ts;
+      break;
+  }
+  Tensor<T> t;
+  t.buf.resize(size + misalign + 1);
+  fill_random(t.buf, rng);
+  t.view = {t.buf.data() + start, tokens, heads, dim, ts, hs};
+  return t;
+}
+
+// A view of the same shape and strides over another buffer (for copies).
+template <class T>
+pk::tensor_view<T> same_view_in(std::vector<T>& buf, const Tensor<T>& t) {
+  pk::tensor_view<T> v = t.view;
+  v.data = buf.data() + (t.view.data - t.buf.data());
+  return v;
+}
+
+inline const char* layout_name(rope_layout l) {
+  return l == rope_layout::half ? "half" : "interleaved";
+}
+inline const char* format_name(pk::rope_table_format f) {
+  return f == pk::rope_table_format::compact ? "compact" : "expanded";
+}
+
+}  // namespace posenc_test::krope

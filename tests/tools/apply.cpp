@@ -1,0 +1,265 @@
+// `posenc apply` in-process (tools/cli/apply): the JSON output equals the library's scalar
+// reference rope_reference(..., fma mode of the dispatched ISA) bit for bit (a float printed with
+// 9 significant digits reads back to the same bits), for both layouts, partial rotary, explicit
+// and default positions, and positions past the cached table (rows on the fly); CSV and text have
+// the documented shape; every malformed input gives exit 1, one line on err, nothing on out.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <posenc/kernels/dispatch.hpp>
+#include <posenc/kernels/rope_reference.hpp>
+#include <posenc/tables/runtime_rope_cache.hpp>
+
+#include <bit>
+#include <charconv>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <unistd.h>
+
+#include "cli/run.hpp"
+
+using json = nlohmann::json;
+using posenc::rope_config;
+using posenc::rope_layout;
+namespace k = posenc::kernels;
+
+namespace {
+struct result {
+  int status;
+  std::string out;
+  std::string err;
+};
+
+result run_args(const std::vector<std::string>& a) {
+  const std::vector<std::string_view> args(a.begin(), a.end());
+  std::ostringstream out;
+  std::ostringstream err;
+  const int status = posenc::cli::run(args, out, err);
+  return {status, out.str(), err.str()};
+}
+
+// A scratch file holding `text`; removed at scope exit.
+class scratch_file {
+ public:
+  explicit scratch_file(const std::string& text) {
+    static int n = 0;
+    path_ = (std::filesystem::temp_directory_path() /
+             ("posenc_apply_" + std::to_string(::getpid()) + "_" + std::to_string(n++) + ".json"))
+                .string();
+    std::ofstream(path_, std::ios::binary) << text;
+  }
+  ~scratch_file() {
+    std::error_code ec;
+    std::filesystem::remove(path_, ec);
+  }
+  scratch_file(const scratch_file&) = delete;
+  scratch_file& operator=(const scratch_file&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+std::string f32_text(float v) {
+  char b[40];
+  const auto r = std::to_chars(b, b + sizeof b, v, std::chars_format::general, 9);
+  return {b, r.ptr};
+}
+
+std::vector<float> inputs(std::size_t n) {
+  std::vector<float> x(n);
+  std::uint32_t s = 12345;
+  for (float& v : x) {
+    s = s * 1664525u + 1013904223u;
+    v = static_cast<float>(s >> 8) * 0x1p-22f - 2.0f;
+  }
+  return x;
+}
+
+std::string input_json(const std::vector<float>& x, std::size_t tokens, std::size_t heads,
+                       std::size_t hd, const std::vector<std::int64_t>* positions) {
+  std::string s = "{\"x\": [";
+  for (std::size_t i = 0; i < x.size(); ++i) s += (i ? ", " : "") + f32_text(x[i]);
+  s += "], \"shape\": [" + std::to_string(tokens) + ", " + std::to_string(heads) + ", " +
+       std::to_string(hd) + "]";
+  if (positions != nullptr) {
+    s += ", \"positions\": [";
+    for (std::size_t i = 0; i < positions->size(); ++i)
+      s += (i ? ", " : "") + std::to_string((*positions)[i]);
+    s += "]";
+  }
+  return s + "}";
+}
+
+// The definition: rope_reference over a table of the same config (cached rows for small
+// positions, on-the-fly rows otherwise), with the dispatched ISA's multiply-add mode.
+std::vector<float> expected(const rope_config& c, const std::vector<float>& x, std::size_t tokens,
+                            std::size_t heads, const std::vector<std::int64_t>& positions,
+                            bool far) {
+  std::vector<float> y(x.size());
+  const auto cache = posenc::runtime_rope_cache<float>::make(c, far ? 0 : 8192);
+  const k::rope_table table =
+      far ? k::on_the_fly_table(c) : k::make_rope_table(cache.view(), c.layout);
+  REQUIRE(k::rope_reference<float>(
+              table, k::dense(x.data(), tokens, heads, std::size_t{c.head_dim}),
+              k::dense(y.data(), tokens, heads, std::size_t{c.head_dim}),
+              k::token_positions::of(positions), k::dispatch::active().fma) == k::kernel_error::ok);
+  return y;
+}
+
+void check_apply(const rope_config& c, std::vector<std::string> flags, std::size_t tokens,
+                 std::size_t heads, std::vector<std::int64_t> positions, bool give_positions,
+                 bool far = false) {
+  const std::vector<float> x = inputs(tokens * heads * c.head_dim);
+  const scratch_file f(
+      input_json(x, tokens, heads, c.head_dim, give_positions ? &positions : nullptr));
+  std::vector<std::string> args{"apply", "--input", f.path()};
+  args.insert(args.end(), flags.begin(), flags.end());
+  const result r = run_args(args);
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK(r.err.empty());
+  const json j = json::parse(r.out);
+  REQUIRE(j.is_object());
+  REQUIRE(j.size() == 1);
+  const json& y = j.at("y");
+  const std::vector<float> want = expected(c, x, tokens, heads, positions, far);
+  REQUIRE(y.size() == want.size());
+  std::size_t mismatches = 0;
+  for (std::size_t i = 0; i < want.size(); ++i)
+    mismatches += std::bit_cast<std::uint32_t>(static_cast<float>(y[i].get<double>())) !=
+                  std::bit_cast<std::uint32_t>(want[i]);
+  CHECK(mismatches == 0);
+}
+}  // namespace
+
+TEST_CASE("apply: JSON equals rope_reference bit for bit", "[apply]") {
+  const std::vector<std::int64_t> ids{5, 0, 4095};
+  const std::vector<std::int64_t> first{0, 1, 2};
+  SECTION("half, full rotary, explicit positions") {
+    check_apply({16, 16, 10000.0, rope_layout::half, {}}, {"--head-dim", "16"}, 3, 2, ids, true);
+  }
+  SECTION("interleaved, base 500000, default positions 0, 1, 2") {
+    check_apply({16, 16, 500000.0, rope_layout::interleaved, {}},
+                {"--head-dim", "16", "--layout", "interleaved", "--base", "500000"}, 3, 2, first,
+                false);
+  }
+  SECTION("half, partial rotary (--rotary-dim)") {
+    check_apply({20, 12, 10000.0, rope_layout::half, {}},
+                {"--head-dim", "20", "--rotary-dim", "12"}, 3, 2, ids, true);
+  }
+  SECTION("interleaved, partial rotary factor 0.4") {
+    check_apply({10, 4, 10000.0, rope_layout::interleaved, {}},
+                {"--head-dim=10", "--partial-rotary-factor=0.4", "--layout=interleaved"}, 3, 1, ids,
+                true);
+  }
+  SECTION("head_dim from shape[2] when no flag gives it") {
+    check_apply({34, 34, 10000.0, rope_layout::half, {}}, {}, 3, 3, ids, true);
+  }
+  SECTION("positions past 2^20: rows on the fly") {
+    check_apply({8, 8, 10000.0, rope_layout::half, {}}, {"--head-dim", "8"}, 3, 2,
+                {3000000, 7, 4294967295}, true, true);
+  }
+}
+
+TEST_CASE("apply: csv and text", "[apply]") {
+  const std::vector<float> x = inputs(2 * 2 * 4);
+  const std::vector<std::int64_t> pos{7, 9};
+  const scratch_file f(input_json(x, 2, 2, 4, &pos));
+  const result csv = run_args({"apply", "--input", f.path(), "--format", "csv"});
+  REQUIRE(csv.status == 0);
+  std::istringstream lines(csv.out);
+  std::string line;
+  std::vector<std::string> rows;
+  while (std::getline(lines, line)) rows.push_back(line);
+  REQUIRE(rows.size() == 5);
+  CHECK(rows[0] == "token,position,head,y0,y1,y2,y3");
+  CHECK(rows[1].rfind("0,7,0,", 0) == 0);
+  CHECK(rows[4].rfind("1,9,1,", 0) == 0);
+  const json j = json::parse(run_args({"apply", "--input", f.path()}).out);
+  // The CSV's last row holds the JSON's last four values.
+  std::string tail = "1,9,1";
+  for (std::size_t c = 12; c < 16; ++c)
+    tail += "," + f32_text(static_cast<float>(j.at("y")[c].get<double>()));
+  CHECK(rows[4] == tail);
+  const result text = run_args({"apply", "--input", f.path(), "--format", "text"});
+  REQUIRE(text.status == 0);
+  CHECK(text.out.rfind("token 0  position 7  head 0\n", 0) == 0);
+  CHECK(text.out.find("token 1  position 9  head 1\n") != std::string::npos);
+}
+
+TEST_CASE("apply: input errors exit 1 with one line and no output", "[apply]") {
+  struct error_case {
+    std::string text;
+    std::vector<std::string> flags;
+    std::string message;  // expected start of the line, after "posenc: FILE: " where present
+  };
+  const std::string ok_x = "[1, 2, 3, 4]";
+  const std::vector<error_case> cases{
+      {"{\"x\": [1, 2, 3", {}, "not valid JSON"},
+      {"[1, 2]", {}, "the top level is not a JSON object"},
+      {"{\"x\": " + ok_x + "}", {}, "missing \"shape\""},
+      {"{\"shape\": [1, 1, 4]}", {}, "missing \"x\""},
+      {"{\"x\": " + ok_x + ", \"shape\": [1, 1, 4], \"y\": 1}", {}, "unknown key \"y\""},
+      {"{\"x\": " + ok_x + ", \"shape\": [1, 1, 4], \"x\": [1]}", {}, "key \"x\" appears twice"},
+      {"{\"x\": " + ok_x + ", \"shape\": [1, 4]}", {}, "\"shape\" must be"},
+      {"{\"x\": " + ok_x + ", \"shape\": [1, 1, 4.0]}", {}, "\"shape\" must be"},
+      {"{\"x\": " + ok_x + ", \"shape\": [0, 1, 4]}", {}, "\"shape\" must be"},
+      {"{\"x\": " + ok_x + ", \"shape\": [1, -1, 4]}", {}, "\"shape\" must be"},
+      {"{\"x\": " + ok_x + ", \"shape\": [1, 2, 4]}", {}, "\"x\" has 4 numbers; shape needs 8"},
+      {"{\"x\": [], \"shape\": [65536, 65536, 2]}", {}, "more than 16777216 elements"},
+      {"{\"x\": [1, 2, \"3\", 4], \"shape\": [1, 1, 4]}", {}, "x[2] is not a number"},
+      {"{\"x\": [1, 2, 1e39, 4], \"shape\": [1, 1, 4]}", {}, "x[2] is not a finite float32"},
+      {"{\"x\": [1, 2, 1e400, 4], \"shape\": [1, 1, 4]}", {}, "a number is out of range"},
+      {"{\"x\": " + ok_x + ", \"shape\": [1, 1, 4], \"positions\": [0, 1]}",
+       {},
+       "\"positions\" must have one integer per token (1)"},
+      {"{\"x\": " + ok_x + ", \"shape\": [1, 1, 4], \"positions\": [-1]}",
+       {},
+       "positions[0] must be an integer"},
+      {"{\"x\": " + ok_x + ", \"shape\": [1, 1, 4], \"positions\": [1.5]}",
+       {},
+       "positions[0] must be an integer"},
+      {"{\"x\": " + ok_x + ", \"shape\": [1, 1, 4], \"positions\": [4294967296]}",
+       {},
+       "positions[0] must be an integer"},
+      {"{\"x\": " + ok_x + ", \"shape\": [1, 1, 4], \"positions\": [[1]]}", {}, "nested deeper"},
+  };
+  for (const error_case& c : cases) {
+    const scratch_file f(c.text);
+    std::vector<std::string> args{"apply", "--input", f.path()};
+    args.insert(args.end(), c.flags.begin(), c.flags.end());
+    const result r = run_args(args);
+    INFO(c.text << " -> " << r.err);
+    CHECK(r.status == 1);
+    CHECK(r.out.empty());
+    CHECK(r.err.rfind("posenc: " + f.path() + ": " + c.message, 0) == 0);
+    CHECK(r.err.find('\n') == r.err.size() - 1);
+  }
+  // Configuration against the input.
+  const scratch_file f("{\"x\": " + ok_x + ", \"shape\": [1, 1, 4]}");
+  result r = run_args({"apply", "--input", f.path(), "--head-dim", "8"});
+  CHECK(r.status == 1);
+  CHECK(r.out.empty());
+  CHECK(r.err ==
+        "posenc: the input's head_dim (shape[2] = 4) differs from the configuration's (8)\n");
+  r = run_args({"apply", "--input", f.path(), "--rotary-dim", "6"});
+  CHECK(r.status == 1);
+  CHECK(r.out.empty());
+  r = run_args({"apply", "--input", "/nonexistent/posenc.json"});
+  CHECK(r.status == 1);
+  CHECK(r.err == "posenc: cannot open /nonexistent/posenc.json\n");
+  // Usage errors (exit 2).
+  CHECK(run_args({"apply", "--head-dim", "4"}).err == "posenc: apply needs --input FILE\n");
+  CHECK(run_args({"apply", "--input", f.path(), "--positions", "0:4"}).status == 2);
+  r = run_args({"freqs", "--head-dim", "4", "--input", f.path()});
+  CHECK(r.status == 2);
+  CHECK(r.err == "posenc: --input is for the apply command only\n");
+  CHECK(run_args({"apply", "--input="}).status == 2);
+}

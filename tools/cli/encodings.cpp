@@ -1,0 +1,189 @@
+#include "cli/encodings.hpp"
+
+#include <posenc/kernels/alibi.hpp>
+#include <posenc/tables/alibi.hpp>
+#include <posenc/tables/sinusoidal.hpp>
+
+#include <algorithm>
+#include <string>
+
+#include "cli/error.hpp"
+#include "cli/output.hpp"
+
+namespace posenc::cli {
+
+namespace {
+const char* variant_name(alibi_variant v) {
+  return v == alibi_variant::symmetric ? "symmetric" : "causal";
+}
+const char* kind_name(alibi_slope_kind k) {
+  return k == alibi_slope_kind::bloom ? "bloom" : "reference";
+}
+const char* layout_name(sinusoidal_layout l) {
+  return l == sinusoidal_layout::split ? "split" : "paper";
+}
+
+std::string pad_left(const std::string& s, std::size_t width) {
+  return s.size() >= width ? s : std::string(width - s.size(), ' ') + s;
+}
+}  // namespace
+
+alibi_result compute_alibi(const invocation& inv) {
+  const encoding_flags& e = inv.encoding;
+  alibi_result r;
+  r.config = {e.heads.value_or(0), e.variant.value_or(alibi_variant::causal),
+              e.bloom ? alibi_slope_kind::bloom : alibi_slope_kind::reference};
+  if (const alibi_error err = validate(r.config); err != alibi_error::ok) invalid(message(err));
+  r.length = e.length.value_or(0);
+  const std::uint64_t entries = std::uint64_t{r.config.heads} * r.length * r.length;
+  if (r.length > 0 && (r.length > max_encoding_entries || entries > max_encoding_entries))
+    invalid("posenc: the bias would have " + std::to_string(entries) +
+            " values (heads x length^2); at most " + std::to_string(max_encoding_entries) +
+            " per call");
+  r.slopes.resize(r.config.heads);
+  static_cast<void>(build_alibi_slopes<float>(r.config, r.slopes.data()));
+  if (r.length > 0) {
+    const auto L = static_cast<std::size_t>(r.length);
+    r.bias.assign(static_cast<std::size_t>(entries), 0.0f);
+    const kernels::kernel_error ke = kernels::add_alibi_bias<float>(
+        r.slopes, kernels::dense_scores(r.bias.data(), r.config.heads, L, L), r.config.variant);
+    if (ke != kernels::kernel_error::ok) invalid(kernels::message(ke));
+  }
+  return r;
+}
+
+void write_alibi(std::ostream& out, const alibi_result& r, output_format f) {
+  std::string s;
+  const std::size_t H = r.config.heads;
+  const auto L = static_cast<std::size_t>(r.length);
+  switch (f) {
+    case output_format::json:
+      s += "{\"heads\": " + std::to_string(H) + ", \"variant\": \"" +
+           variant_name(r.config.variant) + "\", \"slopes_kind\": \"" + kind_name(r.config.slopes) +
+           "\",\n\"slopes\": [";
+      for (std::size_t h = 0; h < H; ++h) s += (h ? ", " : "") + format_float(r.slopes[h]);
+      s += "]";
+      if (L > 0) {
+        s += ",\n\"length\": " + std::to_string(L) + ",\n\"bias\": [";
+        for (std::size_t h = 0; h < H; ++h) {
+          s += h ? ",\n  [" : "\n  [";
+          for (std::size_t k = 0; k < L * L; ++k)
+            s += (k ? ", " : "") + format_float(r.bias[h * L * L + k]);
+          s += "]";
+          out << s;
+          s.clear();
+        }
+        s += "\n]";
+      }
+      s += "}\n";
+      break;
+    case output_format::csv:
+      if (L == 0) {
+        s += "head,slope\n";
+        for (std::size_t h = 0; h < H; ++h)
+          s += std::to_string(h) + "," + format_float(r.slopes[h]) + "\n";
+        break;
+      }
+      s += "head,slope,query,key,bias\n";
+      for (std::size_t h = 0; h < H; ++h) {
+        const std::string prefix = std::to_string(h) + "," + format_float(r.slopes[h]) + ",";
+        for (std::size_t i = 0; i < L; ++i)
+          for (std::size_t j = 0; j < L; ++j)
+            s += prefix + std::to_string(i) + "," + std::to_string(j) + "," +
+                 format_float(r.bias[h * L * L + i * L + j]) + "\n";
+        out << s;
+        s.clear();
+      }
+      break;
+    case output_format::text:
+      s += std::string("heads    ") + std::to_string(H) + "\nvariant  " +
+           variant_name(r.config.variant) + "\nslopes   " + kind_name(r.config.slopes) + "\n\n";
+      s += pad_left("head", 6) + "  " + pad_left("slope", 16) + "\n";
+      for (std::size_t h = 0; h < H; ++h)
+        s += pad_left(std::to_string(h), 6) + "  " + pad_left(format_float(r.slopes[h]), 16) + "\n";
+      for (std::size_t h = 0; h < H && L > 0; ++h) {
+        s += "\nbias of head " + std::to_string(h) + " (rows: queries, columns: keys)\n";
+        for (std::size_t i = 0; i < L; ++i) {
+          for (std::size_t j = 0; j < L; ++j)
+            s += (j ? " " : "") + pad_left(format_float(r.bias[h * L * L + i * L + j]), 15);
+          s += "\n";
+        }
+        out << s;
+        s.clear();
+      }
+      break;
+  }
+  out << s;
+}
+
+sinusoidal_result compute_sinusoidal(const invocation& inv) {
+  const encoding_flags& e = inv.encoding;
+  sinusoidal_result r;
+  r.config.dim = e.dim.value_or(0);
+  r.config.layout = e.layout.value_or(sinusoidal_layout::paper);
+  r.config.base = inv.flags.base.value_or(10000.0);
+  r.config.padding_idx = e.padding_idx ? static_cast<std::int64_t>(*e.padding_idx) : -1;
+  if (const sinusoidal_error err = validate(r.config); err != sinusoidal_error::ok)
+    invalid(message(err));
+  r.positions = e.rows.value_or(0);
+  const std::uint64_t entries = r.positions * r.config.dim;
+  if (entries > max_encoding_entries)
+    invalid("posenc: the table would have " + std::to_string(entries) +
+            " entries (positions x dim); at most " + std::to_string(max_encoding_entries) +
+            " per call");
+  r.table.resize(static_cast<std::size_t>(entries));
+  const sinusoidal_error err = build_sinusoidal_table<float>(
+      r.config, static_cast<std::size_t>(r.positions), r.table.data());
+  if (err != sinusoidal_error::ok) invalid(message(err));
+  return r;
+}
+
+void write_sinusoidal(std::ostream& out, const sinusoidal_result& r, output_format f) {
+  std::string s;
+  const std::size_t D = r.config.dim;
+  const auto P = static_cast<std::size_t>(r.positions);
+  switch (f) {
+    case output_format::json:
+      s += "{\"dim\": " + std::to_string(D) + ", \"layout\": \"" + layout_name(r.config.layout) +
+           "\", \"padding_idx\": " +
+           (r.config.padding_idx >= 0 ? std::to_string(r.config.padding_idx) : "null") +
+           ",\n\"table\": [";
+      for (std::size_t p = 0; p < P; ++p) {
+        s += p ? ",\n  [" : "\n  [";
+        for (std::size_t c = 0; c < D; ++c) s += (c ? ", " : "") + format_float(r.table[p * D + c]);
+        s += "]";
+        if (s.size() > (1u << 16)) {
+          out << s;
+          s.clear();
+        }
+      }
+      s += "\n]}\n";
+      break;
+    case output_format::csv:
+      s += "position,column,value\n";
+      for (std::size_t p = 0; p < P; ++p) {
+        for (std::size_t c = 0; c < D; ++c)
+          s += std::to_string(p) + "," + std::to_string(c) + "," +
+               format_float(r.table[p * D + c]) + "\n";
+        out << s;
+        s.clear();
+      }
+      break;
+    case output_format::text: {
+      const std::size_t wp = std::max<std::size_t>(8, std::to_string(P ? P - 1 : 0).size());
+      s += pad_left("position", wp) + "  " + pad_left("column", 6) + "  " + pad_left("value", 16) +
+           "\n";
+      for (std::size_t p = 0; p < P; ++p) {
+        for (std::size_t c = 0; c < D; ++c)
+          s += pad_left(std::to_string(p), wp) + "  " + pad_left(std::to_string(c), 6) + "  " +
+               pad_left(format_float(r.table[p * D + c]), 16) + "\n";
+        out << s;
+        s.clear();
+      }
+      break;
+    }
+  }
+  out << s;
+}
+
+}  // namespace posenc::cli
