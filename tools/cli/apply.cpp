@@ -10,12 +10,12 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <fstream>
 #include <set>
 #include <string>
 
 #include "cli/compute.hpp"
 #include "cli/error.hpp"
+#include "cli/input_file.hpp"
 #include "cli/output.hpp"
 #include "cli/run.hpp"
 
@@ -125,17 +125,7 @@ apply_input parse_apply_input(std::string_view text, const std::string& name) {
 }
 
 apply_input load_apply_input(const std::string& path) {
-  const std::string shown = printable(path);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) invalid("posenc: cannot open " + shown);
-  std::string text;
-  char buf[65536];
-  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
-    text.append(buf, static_cast<std::size_t>(in.gcount()));
-    if (text.size() > max_apply_file_bytes) invalid("posenc: " + shown + " is larger than 1 GiB");
-  }
-  if (in.bad()) invalid("posenc: cannot read " + shown);
-  return parse_apply_input(text, path);
+  return parse_apply_input(read_input_file(path, max_apply_file_bytes, "1 GiB"), path);
 }
 
 apply_result compute_apply(const rope_config& c, const apply_input& in, std::uint64_t seq_len) {

@@ -4,7 +4,6 @@
 
 #include <cmath>
 #include <cstdint>
-#include <fstream>
 #include <iterator>
 #include <limits>
 #include <optional>
@@ -13,6 +12,7 @@
 #include <vector>
 
 #include "cli/error.hpp"
+#include "cli/input_file.hpp"
 
 namespace posenc::cli {
 
@@ -277,17 +277,7 @@ config_draft parse_hf_config(std::string_view text, std::string_view source_name
 }
 
 config_draft load_hf_config(const std::string& path) {
-  const std::string shown = printable(path);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) invalid("posenc: cannot open " + shown);
-  std::string text;
-  char buf[65536];
-  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
-    text.append(buf, static_cast<std::size_t>(in.gcount()));
-    if (text.size() > max_file_size) invalid("posenc: " + shown + " is larger than 16 MiB");
-  }
-  if (in.bad()) invalid("posenc: cannot read " + shown);
-  return parse_hf_config(text, path);
+  return parse_hf_config(read_input_file(path, max_file_size, "16 MiB"), path);
 }
 
 }  // namespace posenc::cli
