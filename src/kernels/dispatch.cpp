@@ -53,8 +53,18 @@ namespace detail {
 namespace {
 
 #if POSENC_KERNELS_BASELINE
-constinit const isa_kernels entry_baseline =
-    simd_entry<xsimd::default_arch>(xsimd::default_arch::name());
+// The documented entry names (dispatch.hpp) are xsimd's, except on ARM, where xsimd says
+// "arm64+neon" and "arm32+neon" (the entry's xsimd_arch keeps those).
+constexpr const char* baseline_name() {
+#if XSIMD_WITH_NEON64
+  return "neon64";
+#elif XSIMD_WITH_NEON
+  return "neon";
+#else
+  return xsimd::default_arch::name();
+#endif
+}
+constinit const isa_kernels entry_baseline = simd_entry<xsimd::default_arch>(baseline_name());
 #endif
 constinit const isa_kernels entry_scalar = scalar_entry();
 

@@ -128,10 +128,12 @@ TEST_CASE("bad input: non-zero exit, one line on stderr, nothing on stdout", "[e
   const std::vector<bad_case> cases = {
       {{},
        2,
-       "posenc: missing command (freqs, table, apply, alibi or sinusoidal); see posenc --help"},
+       "posenc: missing command (freqs, table, apply, alibi, sinusoidal, decay, dials, ramp, "
+       "check, emit or accuracy); see posenc --help"},
       {{"frobnicate"},
        2,
-       "posenc: unknown command 'frobnicate' (freqs, table, apply, alibi or sinusoidal)"},
+       "posenc: unknown command 'frobnicate' (freqs, table, apply, alibi, sinusoidal, decay, "
+       "dials, ramp, check, emit or accuracy)"},
       {{"freqs", "--foo"}, 2, "posenc: unknown flag --foo"},
       {{"freqs", "--head-dim", "12abc"}, 2, "posenc: --head-dim needs a positive integer"},
       {{"freqs", "--head-dim"}, 2, "posenc: --head-dim needs a value"},

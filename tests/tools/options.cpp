@@ -175,11 +175,15 @@ TEST_CASE("usage errors name the problem in one line", "[options]") {
     std::string message;
   };
   const std::vector<bad_case> cases = {
-      {{}, "posenc: missing command (freqs, table, apply, alibi or sinusoidal); see posenc --help"},
+      {{},
+       "posenc: missing command (freqs, table, apply, alibi, sinusoidal, decay, dials, ramp, "
+       "check, emit or accuracy); see posenc --help"},
       {{"--head-dim", "128"},
-       "posenc: missing command (freqs, table, apply, alibi or sinusoidal); see posenc --help"},
+       "posenc: missing command (freqs, table, apply, alibi, sinusoidal, decay, dials, ramp, "
+       "check, emit or accuracy); see posenc --help"},
       {{"frobnicate"},
-       "posenc: unknown command 'frobnicate' (freqs, table, apply, alibi or sinusoidal)"},
+       "posenc: unknown command 'frobnicate' (freqs, table, apply, alibi, sinusoidal, decay, "
+       "dials, ramp, check, emit or accuracy)"},
       {{"freqs", "table"}, "posenc: unexpected argument 'table'"},
       {{"freqs", "--foo"}, "posenc: unknown flag --foo"},
       {{"freqs", "--foo=1"}, "posenc: unknown flag --foo"},

@@ -121,6 +121,71 @@ void check_encoding_flags(invocation& inv) {
         "command");
 }
 
+// accuracy --positions: comma-separated positions below 2^32, at most max_accuracy_positions.
+std::vector<std::uint64_t> parse_position_list(std::string_view text) {
+  const std::string what =
+      "posenc: --positions needs p1,p2,... with integers 0 <= p < 4294967296 (at most " +
+      std::to_string(max_accuracy_positions) + ")";
+  std::vector<std::uint64_t> out;
+  while (true) {
+    const std::size_t comma = text.find(',');
+    const auto p = parse_uint(text.substr(0, comma), 0, position_limit - 1);
+    if (!p || out.size() == max_accuracy_positions) usage_error(what);
+    out.push_back(*p);
+    if (comma == std::string_view::npos) return out;
+    text = text.substr(comma + 1);
+  }
+}
+
+// emit and accuracy flags belong to their commands; accuracy takes --positions as a list (a single
+// number arrives as encoding.rows), emit takes none.
+void check_emit_accuracy_flags(invocation& inv) {
+  const emit_flags& e = inv.emit;
+  const bool emit_only = e.lang || e.max_pos || e.name || e.table != emit_table::compact;
+  if (emit_only && inv.cmd != command::emit)
+    usage_error("posenc: --lang, --max-pos, --table and --name are for the emit command");
+  if (inv.accuracy.svg && inv.cmd != command::accuracy && inv.cmd != command::decay &&
+      inv.cmd != command::dials && inv.cmd != command::ramp)
+    usage_error("posenc: --svg is for the accuracy, decay, dials and ramp commands");
+  if (inv.cmd == command::accuracy) {
+    if (inv.positions) usage_error("posenc: accuracy takes --positions p1,p2,... (not A:B)");
+    if (inv.encoding.rows) {
+      if (*inv.encoding.rows >= position_limit)
+        usage_error("posenc: --positions needs integers 0 <= p < 4294967296");
+      inv.accuracy.positions.push_back(*inv.encoding.rows);
+      inv.encoding.rows.reset();
+    }
+  } else if (!inv.accuracy.positions.empty()) {
+    usage_error("posenc: a list of positions is for the accuracy command only");
+  }
+  if (inv.cmd == command::emit) {
+    if (inv.positions || inv.encoding.rows)
+      usage_error("posenc: emit takes --max-pos N, not --positions");
+    if (!e.lang) usage_error("posenc: emit needs --lang c|cpp");
+    if (!e.max_pos) usage_error("posenc: emit needs --max-pos N");
+  }
+}
+
+// decay, dials, ramp and check: --max-distance (decay, check), --context (dials, required), no
+// positions or input file; decay needs --max-distance.
+void check_analysis_flags(const invocation& inv) {
+  const bool analysis = inv.cmd == command::decay || inv.cmd == command::dials ||
+                        inv.cmd == command::ramp || inv.cmd == command::check;
+  const analysis_flags& a = inv.analysis;
+  if (a.max_distance && inv.cmd != command::decay && inv.cmd != command::check)
+    usage_error("posenc: --max-distance is for the decay and check commands");
+  if (a.context && inv.cmd != command::dials)
+    usage_error("posenc: --context is for the dials command");
+  if (!analysis) return;
+  if (inv.positions || inv.encoding.rows || !inv.accuracy.positions.empty())
+    usage_error("posenc: --positions is for the table, sinusoidal and accuracy commands");
+  if (inv.input) usage_error("posenc: --input is for the apply command only");
+  if (inv.cmd == command::decay && !a.max_distance)
+    usage_error("posenc: decay needs --max-distance N (1 <= N <= 16777216)");
+  if (inv.cmd == command::dials && !a.context)
+    usage_error("posenc: dials needs --context N (1 <= N <= 4294967296)");
+}
+
 bool is_help(std::string_view a) {
   return a == "--help" || a == "-h";
 }
@@ -152,9 +217,22 @@ invocation parse_args(std::span<const std::string_view> args) {
         inv.cmd = command::alibi;
       } else if (a == "sinusoidal") {
         inv.cmd = command::sinusoidal;
+      } else if (a == "emit") {
+        inv.cmd = command::emit;
+      } else if (a == "accuracy") {
+        inv.cmd = command::accuracy;
+      } else if (a == "decay") {
+        inv.cmd = command::decay;
+      } else if (a == "dials") {
+        inv.cmd = command::dials;
+      } else if (a == "ramp") {
+        inv.cmd = command::ramp;
+      } else if (a == "check") {
+        inv.cmd = command::check;
       } else {
         usage_error("posenc: unknown command '" + printable(a) +
-                    "' (freqs, table, apply, alibi or sinusoidal)");
+                    "' (freqs, table, apply, alibi, sinusoidal, decay, dials, ramp, check, emit or "
+                    "accuracy)");
       }
     } else if (a == "--version") {
       r.no_value();
@@ -243,6 +321,7 @@ invocation parse_args(std::span<const std::string_view> args) {
         usage_error("posenc: give at most one --preset or --hf-config");
       (a == "--preset" ? inv.preset : inv.hf_config) = std::string(v);
     } else if (a == "--format") {
+      inv.analysis.format_given = true;
       const std::string_view v = r.value();
       if (v == "json") {
         inv.format = output_format::json;
@@ -259,7 +338,9 @@ invocation parse_args(std::span<const std::string_view> args) {
       inv.input = std::string(v);
     } else if (a == "--positions") {
       const std::string_view v = r.value();
-      if (v.find(':') == std::string_view::npos && parse_uint(v, 0, UINT64_MAX)) {
+      if (v.find(',') != std::string_view::npos) {
+        inv.accuracy.positions = parse_position_list(v);  // accuracy: p1,p2,... (checked below)
+      } else if (v.find(':') == std::string_view::npos && parse_uint(v, 0, UINT64_MAX)) {
         inv.encoding.rows = parse_uint(v, 0, UINT64_MAX);  // sinusoidal: N rows (checked below)
       } else {
         inv.positions = parse_positions(v);
@@ -280,6 +361,46 @@ invocation parse_args(std::span<const std::string_view> args) {
     } else if (a == "--bloom") {
       r.no_value();
       inv.encoding.bloom = true;
+    } else if (a == "--lang") {
+      const std::string_view v = r.value();
+      if (v == "c") {
+        inv.emit.lang = emit_lang::c;
+      } else if (v == "cpp") {
+        inv.emit.lang = emit_lang::cpp;
+      } else {
+        r.bad("c or cpp");
+      }
+    } else if (a == "--max-pos") {
+      const auto v = parse_uint(r.value(), 1, position_limit);
+      if (!v) r.bad("an integer in [1, 4294967296]");
+      inv.emit.max_pos = *v;
+    } else if (a == "--table") {
+      const std::string_view v = r.value();
+      if (v == "compact") {
+        inv.emit.table = emit_table::compact;
+      } else if (v == "simd") {
+        inv.emit.table = emit_table::simd;
+      } else {
+        r.bad("compact or simd");
+      }
+    } else if (a == "--name") {
+      inv.emit.name = std::string(r.value());  // checked by emit (a C identifier)
+    } else if (a == "--svg") {
+      const std::string_view v = r.value();
+      if (v.empty()) r.bad("a file name");
+      inv.accuracy.svg = std::string(v);
+    } else if (a == "--csv") {
+      r.no_value();
+      inv.format = output_format::csv;
+      inv.analysis.format_given = true;
+    } else if (a == "--max-distance") {
+      const auto v = parse_uint(r.value(), 1, std::uint64_t{1} << 24);
+      if (!v) r.bad("an integer in [1, 16777216]");
+      inv.analysis.max_distance = *v;
+    } else if (a == "--context") {
+      const auto v = parse_uint(r.value(), 1, position_limit);
+      if (!v) r.bad("an integer in [1, 4294967296]");
+      inv.analysis.context = *v;
     } else if (a == "--dim") {
       inv.encoding.dim = positive_u32(r, max_head_dim, "an integer in [1, 65536]");
     } else if (a == "--padding-idx") {
@@ -294,7 +415,10 @@ invocation parse_args(std::span<const std::string_view> args) {
   if (inv.version) return inv;
   if (inv.cmd == command::none)
     usage_error(
-        "posenc: missing command (freqs, table, apply, alibi or sinusoidal); see posenc --help");
+        "posenc: missing command (freqs, table, apply, alibi, sinusoidal, decay, dials, ramp, "
+        "check, emit or accuracy); see posenc --help");
+  check_emit_accuracy_flags(inv);
+  check_analysis_flags(inv);
   check_encoding_flags(inv);
   if (inv.cmd == command::table && !inv.positions)
     usage_error("posenc: table needs --positions A:B");

@@ -3,11 +3,13 @@
 // whole later (resolve), after the flags have been laid over a preset or a config.json.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <posenc/spec/alibi.hpp>
 #include <posenc/spec/sinusoidal.hpp>
@@ -16,7 +18,20 @@
 
 namespace posenc::cli {
 
-enum class command : std::uint8_t { none, freqs, table, apply, alibi, sinusoidal };
+enum class command : std::uint8_t {
+  none,
+  freqs,
+  table,
+  apply,
+  alibi,
+  sinusoidal,
+  emit,
+  accuracy,
+  decay,
+  dials,
+  ramp,
+  check,
+};
 enum class output_format : std::uint8_t { json, csv, text };
 
 // Positions [first, last) of `table`.
@@ -29,6 +44,8 @@ struct position_range {
 // covers at most 2^20 positions.
 inline constexpr std::uint64_t position_limit = std::uint64_t{1} << 32;
 inline constexpr std::uint64_t max_positions = std::uint64_t{1} << 20;
+// accuracy --positions p1,p2,...: at most this many positions.
+inline constexpr std::size_t max_accuracy_positions = 4096;
 // alibi --heads: at most this many heads.
 inline constexpr std::uint64_t max_alibi_heads = 65536;
 
@@ -44,6 +61,28 @@ struct encoding_flags {
   std::optional<std::uint32_t> padding_idx;  // sinusoidal --padding-idx P
 };
 
+// Flags of `emit` (tools/cli/emit.hpp) and `accuracy` (tools/cli/accuracy.hpp).
+enum class emit_lang : std::uint8_t { c, cpp };
+enum class emit_table : std::uint8_t { compact, simd };
+struct emit_flags {
+  std::optional<emit_lang> lang;           // --lang c|cpp
+  std::optional<std::uint64_t> max_pos;    // --max-pos N
+  emit_table table = emit_table::compact;  // --table compact|simd
+  std::optional<std::string> name;         // --name PREFIX
+};
+struct accuracy_flags {
+  std::vector<std::uint64_t> positions;  // --positions p1,p2,... (accuracy only)
+  std::optional<std::string> svg;        // --svg FILE
+};
+
+// Flags of decay, dials, ramp and check (tools/cli/analysis.hpp); their --svg FILE is
+// accuracy_flags::svg.
+struct analysis_flags {
+  std::optional<std::uint64_t> max_distance;  // decay, check --max-distance N
+  std::optional<std::uint64_t> context;       // dials --context N
+  bool format_given = false;                  // --format or --csv appeared
+};
+
 struct invocation {
   command cmd = command::none;
   bool help = false;
@@ -56,6 +95,9 @@ struct invocation {
   std::optional<std::string> input;  // apply only: the input JSON file
   config_draft flags;                // the config flags, laid over the preset or config.json
   encoding_flags encoding;           // alibi and sinusoidal only
+  emit_flags emit;                   // emit only
+  accuracy_flags accuracy;           // accuracy only
+  analysis_flags analysis;           // decay, dials, ramp, check
 };
 
 // Parses argv[1..]. Throws cli_error (exit 2) with a one-line message on the first problem.

@@ -4,8 +4,11 @@
 #include <new>
 #include <string>
 
+#include "cli/accuracy.hpp"
+#include "cli/analysis.hpp"
 #include "cli/apply.hpp"
 #include "cli/compute.hpp"
+#include "cli/emit.hpp"
 #include "cli/encodings.hpp"
 #include "cli/error.hpp"
 #include "cli/hf_config.hpp"
@@ -25,6 +28,12 @@ const char* usage_text() {
        posenc alibi --heads H [--length L] [--variant causal|symmetric] [--bloom] [--format F]
        posenc sinusoidal --dim D --positions N [--layout paper|split] [--padding-idx P]
                          [--base B] [--format F]
+       posenc decay --max-distance N [config] [--csv | --format F] [--svg FILE]
+       posenc dials --context N [config] [--format F] [--svg FILE]
+       posenc ramp [config with yarn or llama3] [--format F] [--svg FILE]
+       posenc check [config] [--max-distance N] [--format F]
+       posenc emit --lang c|cpp --max-pos N [config] [--table compact|simd] [--name PREFIX]
+       posenc accuracy [config] [--positions p1,p2,...] [--format F] [--svg FILE]
        posenc --help | --version
 
 Commands:
@@ -41,6 +50,25 @@ Commands:
           rounded: paper layout (interleaved sin/cos, exponent 2k/D) or split (fairseq/
           tensor2tensor: [sin | cos], exponent k/(D/2-1), zero column for odd D); --padding-idx
           zeroes that row as fairseq does (at most 2^24 values per call for both commands)
+
+  decay   the RoFormer decay bound f(r) for r = 0..N (N <= 2^24) and the means of f over the
+          dyadic windows [2^k, 2^(k+1)); text summary, or --csv: distance,bound,window_mean
+  dials   per rotary pair: inv_freq, wavelength 2 pi/inv_freq, turns over the context N and
+          whether it never completes one, next to the unscaled configuration's values
+  ramp    per pair, the weight of inv_freq/factor in the YaRN or llama3 blend (0: unchanged,
+          1: divided by the factor) and HF's own ramp_factor / smooth_factor
+  check   the laws (orthogonality, norm, relative dependence, decay) on samples of this
+          configuration: worst deviation, limit, pass/fail; exit 3 if a law fails
+  --svg FILE writes a plot (decay, dials, ramp); docs/analysis.md
+
+  emit    a self-contained C99 (c) or C++20 (cpp) header on stdout: the float32 cos/sin table
+          for positions 0 to N-1 (compact: rotary_dim/2 entries a position; simd: rotary_dim,
+          by channel), its configuration and measured accuracy in a comment, and an in-place
+          rotation function, bit for bit the library's (max_pos x rotary_dim <= 2^21); --name
+          sets the prefix (default posenc_rope)
+  accuracy  max abs error of float32 cos/sin vs exact at each position (default 1000, 65536,
+          1000000): posenc's table, HF's float32 angle, ggml's running product; --svg FILE
+          plots a log-spaced sweep from 1 to 10^7 (docs/accuracy.md)
 
 Config (flags override the fields of --preset or --hf-config, wherever they appear):
   --preset NAME                 a published model's configuration
@@ -67,11 +95,12 @@ Run:
                                 max_position_embeddings; longrope: long factors past the
                                 original context); default none
   --positions A:B               table: positions A to B-1
+  --positions p1,p2,...         accuracy: the positions (each below 2^32, at most 4096)
   --input FILE                  apply: the input JSON file
   --format json|csv|text        output format (default json)
 
 Errors: one line on stderr and nothing on stdout; exit 1 for an invalid configuration or input
-file, 2 for a usage error.
+file, 2 for a usage error, 3 when `check` finds a law that fails.
 )";
 }
 
@@ -106,8 +135,29 @@ int run(std::span<const std::string_view> args, std::ostream& out, std::ostream&
       run_apply(inv, out);
       return exit_ok;
     }
+    if (inv.cmd == command::decay) {
+      run_decay(inv, out);
+      return exit_ok;
+    }
+    if (inv.cmd == command::dials) {
+      run_dials(inv, out);
+      return exit_ok;
+    }
+    if (inv.cmd == command::ramp) {
+      run_ramp(inv, out);
+      return exit_ok;
+    }
+    if (inv.cmd == command::check) return run_check(inv, out);
     const resolved_config rc = configure(inv);
     const rope_config c = rc.config();
+    if (inv.cmd == command::emit) {
+      run_emit(inv, c, out);
+      return exit_ok;
+    }
+    if (inv.cmd == command::accuracy) {
+      run_accuracy(inv, c, out);
+      return exit_ok;
+    }
     if (inv.cmd == command::freqs) {
       const freqs_result r = compute_freqs(c, inv.seq_len);
       write_freqs(out, r, inv.format);

@@ -94,6 +94,20 @@ constexpr dd yarn_ramp(const yarn_range& r, std::uint32_t i) {
   if (ddv(1.0) < t) t = ddv(1.0);
   return t;
 }
+
+// HF _compute_llama3_parameters' smooth factor of a pair of frequency theta, by its wavelength
+// 2 pi / theta against L/low_freq_factor and L/high_freq_factor: 0 above the first (theta/factor),
+// 1 below the second (theta unchanged), (L/wavelen - low_ff)/(high_ff - low_ff) between.
+constexpr dd llama3_smooth(const rope_config& c, dd theta) {
+  const rope_scaling& s = c.scaling;
+  const double L = static_cast<double>(s.original_max_position_embeddings);
+  const dd wavelen = two_pi_dd / theta;
+  const dd low_wavelen = ddv(L) / s.low_freq_factor;
+  const dd high_wavelen = ddv(L) / s.high_freq_factor;
+  if (low_wavelen < wavelen) return ddv(0.0);
+  if (wavelen < high_wavelen) return ddv(1.0);
+  return (ddv(L) / wavelen - s.low_freq_factor) / (ddv(s.high_freq_factor) - s.low_freq_factor);
+}
 }  // namespace detail
 
 // theta_i of pair i < rotary_dim/2 as a double-double. c must satisfy validate(c) == ok.
@@ -124,15 +138,11 @@ constexpr math::dd inv_freq_dd(const rope_config& c, std::uint32_t i, std::uint6
       return (theta / s.factor) * ramp + theta * (ddv(1.0) - ramp);
     }
     case scaling_type::llama3: {
-      // HF _compute_llama3_parameters: by wavelength 2 pi / theta against L/low_ff and L/high_ff.
-      const double L = static_cast<double>(s.original_max_position_embeddings);
-      const dd wavelen = detail::two_pi_dd / theta;
-      const dd low_wavelen = ddv(L) / s.low_freq_factor;
-      const dd high_wavelen = ddv(L) / s.high_freq_factor;
-      if (low_wavelen < wavelen) return theta / s.factor;
-      if (wavelen < high_wavelen) return theta;
-      const dd smooth =
-          (ddv(L) / wavelen - s.low_freq_factor) / (ddv(s.high_freq_factor) - s.low_freq_factor);
+      // HF _compute_llama3_parameters: (1 - smooth) theta/factor + smooth theta, the two outer
+      // bands taken whole.
+      const dd smooth = detail::llama3_smooth(c, theta);
+      if (smooth == ddv(0.0)) return theta / s.factor;
+      if (smooth == ddv(1.0)) return theta;
       return (ddv(1.0) - smooth) * (theta / s.factor) + smooth * theta;
     }
     case scaling_type::longrope: {

@@ -24,7 +24,10 @@
 #include <posenc/tables/alibi.hpp>
 
 #ifndef POSENC_ENCODINGS_SIMD
-#if !defined(POSENC_NO_SIMD) && __has_include(<xsimd/xsimd.hpp>)
+// xsimd only where it has an architecture (x86 SSE2, ARM NEON), as in kernels/rope.hpp; elsewhere
+// (a Cortex-M4, whose newlib lacks what xsimd's headers use) the scalar reference.
+#if !defined(POSENC_NO_SIMD) && __has_include(<xsimd/xsimd.hpp>) && \
+    (defined(__SSE2__) || defined(__ARM_NEON))
 #define POSENC_ENCODINGS_SIMD 1
 #else
 #define POSENC_ENCODINGS_SIMD 0
@@ -88,6 +91,9 @@ inline float alibi_product(float m, float d) {
   __asm__("" : "+x"(b));
 #elif defined(__GNUC__) && defined(__aarch64__)
   __asm__("" : "+w"(b));
+#elif defined(__GNUC__) && defined(__arm__) && defined(__ARM_FP) && (__ARM_FP & 4)
+  // 32-bit ARM with a single-precision FPU (Cortex-M4F): GCC fuses into vfms under gnu++20.
+  __asm__("" : "+t"(b));
 #endif
   return b;
 }

@@ -18,7 +18,10 @@
 #include <posenc/tables/learned.hpp>
 
 #ifndef POSENC_ENCODINGS_SIMD
-#if !defined(POSENC_NO_SIMD) && __has_include(<xsimd/xsimd.hpp>)
+// xsimd only where it has an architecture (x86 SSE2, ARM NEON), as in kernels/rope.hpp; elsewhere
+// (a Cortex-M4, whose newlib lacks what xsimd's headers use) the scalar reference.
+#if !defined(POSENC_NO_SIMD) && __has_include(<xsimd/xsimd.hpp>) && \
+    (defined(__SSE2__) || defined(__ARM_NEON))
 #define POSENC_ENCODINGS_SIMD 1
 #else
 #define POSENC_ENCODINGS_SIMD 0

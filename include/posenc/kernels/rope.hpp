@@ -30,8 +30,8 @@ namespace posenc::kernels {
 #if defined(POSENC_KERNELS_SIMD)
 // The architecture of the entry points below.
 using build_arch = xsimd::default_arch;
-// Name of the build-time architecture: xsimd's name ("sse2", "fma3+avx2", "avx512bw", "neon64",
-// ...) or "scalar".
+// Name of the build-time architecture: xsimd's name ("sse2", "fma3+avx2", "avx512bw", "arm64+neon"
+// for neon64, ...) or "scalar".
 inline constexpr const char* build_arch_name = build_arch::name();
 // The FMA pattern of the entry points below (rope_reference with this mode gives the same bits).
 inline constexpr fma_mode build_fma_mode = simd::fma_mode_of<build_arch>;

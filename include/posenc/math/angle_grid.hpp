@@ -147,7 +147,9 @@ constexpr sincos_grid<T, P, F> make_sincos_grid(const std::array<dd, F>& theta,
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
                 "posenc: tables are float or double");
   static_assert(P > 0 && F > 0, "posenc: a grid needs at least one position and one frequency");
-  static_assert(P < (std::size_t{1} << 32), "posenc: positions must be below 2^32");
+  // In 64 bits: std::size_t is 32 bits wide on 32-bit targets (arm-none-eabi).
+  static_assert(std::uint64_t{P} < (std::uint64_t{1} << 32),
+                "posenc: positions must be below 2^32");
   constexpr std::size_t B = detail::kAngleBlock;
   const double eps = detail::combine_eps(scale);
   sincos_grid<T, P, F> g{};

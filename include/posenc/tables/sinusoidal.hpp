@@ -108,8 +108,9 @@ constexpr sinusoidal_table<T, P, D> make_sinusoidal_table(const sinusoidal_confi
 // validated first (an invalid one stops compilation with the rule's message). Cost: as
 // rope_cache_v, ~10-25 µs of constant evaluation per float entry; double entries take the
 // per-entry double-double path (milliseconds each), so build large double tables at run time.
+// (Positions < 2^32 tested in 64 bits: std::size_t is 32 bits wide on 32-bit targets.)
 template <sinusoidal_spec S, class T, std::size_t Positions>
-requires(Positions > 0 && Positions < (std::size_t{1} << 32)) inline constexpr sinusoidal_table<
+requires(Positions > 0 && std::uint64_t{Positions} >> 32 == 0) inline constexpr sinusoidal_table<
     T, Positions, checked_sinusoidal<S>.dim> sinusoidal_table_v =
     detail::make_sinusoidal_table<T, Positions, checked_sinusoidal<S>.dim,
                                   sinusoidal_frequencies(checked_sinusoidal<S>)>(

@@ -271,6 +271,7 @@ void check_errors(const d::isa_kernels& isa) {
   CHECK(same_bytes(buf, before));
 }
 
+#if defined(__x86_64__)
 // The CPU's feature flags as Linux reports them (features the kernel does not enable, e.g.
 // AVX-512 without XSAVE support for its registers, are absent): an oracle independent of xsimd's
 // cpuid code and of the compiler's. Empty when /proc/cpuinfo is not readable.
@@ -287,6 +288,7 @@ std::set<std::string> cpuinfo_flags() {
   }
   return flags;
 }
+#endif
 
 }  // namespace
 
@@ -309,7 +311,8 @@ TEST_CASE("kernels/dispatch: the registry", "[dispatch]") {
     last = i + 1;
     // FMA exactly where the ISA has it.
     const std::string_view name = isa.name;
-    if (name == "avx512bw" || name == "avx2") CHECK(isa.fma == k::fma_mode::fused);
+    if (name == "avx512bw" || name == "avx2" || name == "neon64")
+      CHECK(isa.fma == k::fma_mode::fused);
     if (name == "sse4.2" || name == "sse2" || name == "scalar")
       CHECK(isa.fma == k::fma_mode::unfused);
   }

@@ -3,10 +3,27 @@
 //
 // Random data comes from a std::mt19937_64 seeded by RapidCheck (shapes shrink, data follows the
 // seed), so a failing case is reproduced from the shape and seed that RapidCheck prints.
+//
+// With POSENC_TEST_NO_RAPIDCHECK=1 (cross builds, where RapidCheck is not available) the
+// properties written with KROPE_ASSERT / KROPE_FAIL run as plain Catch2 checks over a fixed list of
+// seeds (seeded_cases), and the properties that need RapidCheck's generators are left out.
 #pragma once
+
+#ifndef POSENC_TEST_NO_RAPIDCHECK
+#define POSENC_TEST_NO_RAPIDCHECK 0
+#endif
+#if POSENC_TEST_NO_RAPIDCHECK
+#define KROPE_ASSERT(cond) REQUIRE(cond)
+#define KROPE_FAIL(msg) FAIL(msg)
+#else
+#define KROPE_ASSERT(cond) RC_ASSERT(cond)
+#define KROPE_FAIL(msg) RC_FAIL(msg)
+#endif
 
 #include <posenc/kernels.hpp>
 #include <posenc/tables/rope_cache.hpp>
+
+#include <catch2/catch.hpp>
 
 #include <bit>
 #include <cstddef>
@@ -214,6 +231,16 @@ pk::tensor_view<T> same_view_in(std::vector<T>& buf, const Tensor<T>& t) {
   pk::tensor_view<T> v = t.view;
   v.data = buf.data() + (t.view.data - t.buf.data());
   return v;
+}
+
+// Without RapidCheck: f(seed) for `cases` fixed seeds (a failure names the case and its seed).
+template <class F>
+void seeded_cases(const char* name, int cases, F&& f) {
+  for (int i = 0; i < cases; ++i) {
+    const std::uint64_t seed = 0x9e3779b97f4a7c15u * static_cast<std::uint64_t>(i + 1);
+    INFO(name << ": case " << i << ", seed " << seed);
+    f(seed);
+  }
 }
 
 inline const char* layout_name(rope_layout l) {

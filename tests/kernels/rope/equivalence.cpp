@@ -1,8 +1,9 @@
 // The SIMD RoPE kernels against the scalar reference, bit for bit: for every xsimd architecture
 // this build supports, simd::apply_rope<Arch> == rope_reference(..., fma_mode_of<Arch>), and the
 // public entry points == rope_reference(..., build_fma_mode). This file is built once per
-// instruction set (tests/kernels/rope/meson.build: default flags, -mavx2 -mfma, AVX-512), always
-// with -ffp-contract=off, so both the unfused and the fused pattern are covered.
+// instruction set (tests/kernels/rope/meson.build: default flags, -mavx2 -mfma, AVX-512;
+// tests/cross: aarch64 NEON), always with -ffp-contract=off, so both the unfused and the fused
+// pattern are covered.
 //
 // Random cases: both layouts, both table formats, rotary_dim R even in [2, 80] or 128 or 300
 // (several 128-pair row chunks and 64-pair on-the-fly chunks), head_dim R + [0, 9] (partial
@@ -14,11 +15,17 @@
 #ifndef POSENC_TEST_ALL_ARCHS
 #define POSENC_TEST_ALL_ARCHS 0
 #endif
+// 1 in cross builds without RapidCheck (see common.hpp).
+#ifndef POSENC_TEST_NO_RAPIDCHECK
+#define POSENC_TEST_NO_RAPIDCHECK 0
+#endif
 
 #include <posenc/kernels.hpp>
 #include <posenc/kernels/simd/rope.hpp>
 
+#if !POSENC_TEST_NO_RAPIDCHECK
 #include <rapidcheck/catch.h>
+#endif
 #include <catch2/catch.hpp>
 
 #include <bit>
@@ -31,7 +38,9 @@
 #include <vector>
 
 #include "kernels/rope/common.hpp"
+#if !POSENC_TEST_NO_RAPIDCHECK
 #include "support/gen.hpp"
+#endif
 
 using namespace posenc_test::krope;
 namespace simd = posenc::kernels::simd;
@@ -86,28 +95,30 @@ struct Shape {
   }
 };
 
-Shape random_shape() {
-  using posenc_test::int_in;
+// A random shape from int_in(lo, hi) (a uniform integer in [lo, hi]) and seed() (64 bits that are
+// not shrunk): RapidCheck's generators, or a seeded engine where RapidCheck is not available.
+template <class IntIn, class Seed>
+Shape random_shape(IntIn&& int_in, Seed&& seed) {
   Shape s{};
-  s.layout = *rc::gen::element(rope_layout::half, rope_layout::interleaved);
-  s.format = *rc::gen::element(pk::rope_table_format::compact, pk::rope_table_format::expanded);
-  const auto r_kind = *int_in(0, 9);
-  s.R = r_kind == 0 ? 128u : r_kind == 1 ? 300u : static_cast<std::uint32_t>(2 * *int_in(1, 40));
-  s.head_dim =
-      s.R + static_cast<std::uint32_t>(*rc::gen::element<std::int64_t>(0, 0, *int_in(1, 9)));
-  s.heads = static_cast<std::size_t>(*int_in(1, 5));
-  s.kheads = static_cast<std::size_t>(*int_in(1, 5));
-  s.tokens = static_cast<std::size_t>(*int_in(1, 6));
-  const auto kind = [] { return static_cast<layout_kind>(*int_in(0, 3)); };
+  s.layout = int_in(0, 1) == 0 ? rope_layout::half : rope_layout::interleaved;
+  s.format = int_in(0, 1) == 0 ? pk::rope_table_format::compact : pk::rope_table_format::expanded;
+  const auto r_kind = int_in(0, 9);
+  s.R = r_kind == 0 ? 128u : r_kind == 1 ? 300u : static_cast<std::uint32_t>(2 * int_in(1, 40));
+  const auto extra = int_in(1, 9);  // partial rotary in one case of three
+  s.head_dim = s.R + static_cast<std::uint32_t>(int_in(0, 2) == 2 ? extra : 0);
+  s.heads = static_cast<std::size_t>(int_in(1, 5));
+  s.kheads = static_cast<std::size_t>(int_in(1, 5));
+  s.tokens = static_cast<std::size_t>(int_in(1, 6));
+  const auto kind = [&] { return static_cast<layout_kind>(int_in(0, 3)); };
   s.in_kind = kind();
   s.out_kind = kind();
   s.k_kind = kind();
-  s.misalign = static_cast<std::size_t>(*int_in(0, 1));
-  s.in_place = *rc::gen::arbitrary<bool>();
-  s.qk = *rc::gen::arbitrary<bool>();
-  s.use_ids = *rc::gen::arbitrary<bool>();
-  s.table_kind = static_cast<int>(*int_in(0, 2));
-  s.seed = *rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>());
+  s.misalign = static_cast<std::size_t>(int_in(0, 1));
+  s.in_place = int_in(0, 1) == 1;
+  s.qk = int_in(0, 1) == 1;
+  s.use_ids = int_in(0, 1) == 1;
+  s.table_kind = static_cast<int>(int_in(0, 2));
+  s.seed = seed();
   return s;
 }
 
@@ -165,15 +176,15 @@ void check_case(const Shape& s) {
   const auto expect_same = [&](const Result& want, const Result& got, const char* what) {
     const std::string where = s.describe() + " storage " + posenc::storage_name<T>() + ", " + what;
     if (want.e != pk::kernel_error::ok || got.e != pk::kernel_error::ok)
-      RC_FAIL(where + ": " + pk::message(want.e) + " / " + pk::message(got.e));
+      KROPE_FAIL(where + ": " + pk::message(want.e) + " / " + pk::message(got.e));
     if (first_difference(want.q_in, got.q_in) >= 0)
-      RC_FAIL(where + ": q_in " + describe_difference(want.q_in, got.q_in));
+      KROPE_FAIL(where + ": q_in " + describe_difference(want.q_in, got.q_in));
     if (first_difference(want.q_out, got.q_out) >= 0)
-      RC_FAIL(where + ": q_out " + describe_difference(want.q_out, got.q_out));
+      KROPE_FAIL(where + ": q_out " + describe_difference(want.q_out, got.q_out));
     if (first_difference(want.k_in, got.k_in) >= 0)
-      RC_FAIL(where + ": k_in " + describe_difference(want.k_in, got.k_in));
+      KROPE_FAIL(where + ": k_in " + describe_difference(want.k_in, got.k_in));
     if (first_difference(want.k_out, got.k_out) >= 0)
-      RC_FAIL(where + ": k_out " + describe_difference(want.k_out, got.k_out));
+      KROPE_FAIL(where + ": k_out " + describe_difference(want.k_out, got.k_out));
   };
 
   const Result ref_unfused = reference(pk::fma_mode::unfused);
@@ -221,12 +232,28 @@ TEST_CASE("kernels/rope: build-time architecture", "[rope]") {
 }
 
 TEST_CASE("kernels/rope: SIMD == reference bit for bit", "[rope]") {
-  rc::prop("random shapes, layouts, formats, positions, storage types", [] {
-    const Shape s = random_shape();
+  const auto check = [](const Shape& s) {
     check_case<float>(s);
     check_case<bf16>(s);
     check_case<f16>(s);
+  };
+#if !POSENC_TEST_NO_RAPIDCHECK
+  rc::prop("random shapes, layouts, formats, positions, storage types", [&] {
+    check(
+        random_shape([](std::int64_t lo, std::int64_t hi) { return *posenc_test::int_in(lo, hi); },
+                     [] { return *rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()); }));
   });
+#else
+  // As many cases as RapidCheck's default (100).
+  seeded_cases("random shapes", 100, [&](std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    check(random_shape(
+        [&](std::int64_t lo, std::int64_t hi) {
+          return lo + static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(hi - lo + 1));
+        },
+        [&] { return static_cast<std::uint64_t>(rng()); }));
+  });
+#endif
 }
 
 // The widening and narrowing of the SIMD path on special values, with expected bits from the

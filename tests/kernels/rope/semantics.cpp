@@ -6,9 +6,18 @@
 //   - rows past the table computed on the fly equal the rows of a larger table, bit for bit;
 //   - every error: the right kernel_error, and the output left bit for bit as it was.
 // Each check runs on the reference and on the build-time entry points (apply_rope).
+// Without RapidCheck (POSENC_TEST_NO_RAPIDCHECK=1, cross builds) the seed-driven properties run on
+// fixed seeds and the two that draw from RapidCheck's generators (the rotation in double, and
+// on-the-fly rows) are left out.
+#ifndef POSENC_TEST_NO_RAPIDCHECK
+#define POSENC_TEST_NO_RAPIDCHECK 0
+#endif
+
 #include <posenc/kernels.hpp>
 
+#if !POSENC_TEST_NO_RAPIDCHECK
 #include <rapidcheck/catch.h>
+#endif
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -21,12 +30,16 @@
 #include <vector>
 
 #include "kernels/rope/common.hpp"
+#if !POSENC_TEST_NO_RAPIDCHECK
 #include "support/gen.hpp"
+#endif
 
 using namespace posenc_test::krope;
-using posenc_test::int_in;
 
 namespace {
+
+#if !POSENC_TEST_NO_RAPIDCHECK
+using posenc_test::int_in;
 
 // ---- the rotation in double -------------------------------------------------------------------
 //
@@ -110,6 +123,7 @@ TEST_CASE("kernels/rope: reference == the rotation in double within u(2+u)(|x_a 
     });
   });
 }
+#endif  // !POSENC_TEST_NO_RAPIDCHECK
 
 TEST_CASE("kernels/rope: a known rotation", "[rope]") {
   // R = 2: theta_0 = 1, so position p rotates by p radians. x = (1, 0) gives (cos p, sin p) as
@@ -138,7 +152,7 @@ std::vector<T> apply_public(const pk::rope_table& table, const std::vector<T>& x
   std::vector<T> y(x.size());
   const auto e = pk::apply_rope<T>(table, pk::dense<const T>(x.data(), tokens, heads, D),
                                    pk::dense(y.data(), tokens, heads, D), pos);
-  RC_ASSERT(e == pk::kernel_error::ok);
+  KROPE_ASSERT(e == pk::kernel_error::ok);
   return y;
 }
 
@@ -162,20 +176,28 @@ void partial_and_formats(std::uint64_t seed) {
       apply_public(tabs.table(pk::rope_table_format::compact, false), x, tokens, heads, D, pos);
   const auto expanded =
       apply_public(tabs.table(pk::rope_table_format::expanded, false), x, tokens, heads, D, pos);
-  RC_ASSERT(first_difference(compact, expanded) < 0);
+  KROPE_ASSERT(first_difference(compact, expanded) < 0);
   for (std::size_t k = 0; k < tokens * heads; ++k)
-    for (std::size_t c = R; c < D; ++c) RC_ASSERT(bits(compact[k * D + c]) == bits(x[k * D + c]));
+    for (std::size_t c = R; c < D; ++c)
+      KROPE_ASSERT(bits(compact[k * D + c]) == bits(x[k * D + c]));
   // In place leaves them too.
   std::vector<T> z = x;
-  RC_ASSERT(pk::apply_rope<T>(tabs.table(pk::rope_table_format::compact, false),
-                              pk::dense(z.data(), tokens, heads, D), pos) == pk::kernel_error::ok);
-  RC_ASSERT(first_difference(z, compact) < 0);
+  KROPE_ASSERT(pk::apply_rope<T>(tabs.table(pk::rope_table_format::compact, false),
+                                 pk::dense(z.data(), tokens, heads, D),
+                                 pos) == pk::kernel_error::ok);
+  KROPE_ASSERT(first_difference(z, compact) < 0);
 }
 
 TEST_CASE("kernels/rope: partial rotary copies bits; compact == expanded", "[rope]") {
+#if !POSENC_TEST_NO_RAPIDCHECK
   rc::prop("float", [] { partial_and_formats<float>(*rc::gen::arbitrary<std::uint64_t>()); });
   rc::prop("bf16", [] { partial_and_formats<bf16>(*rc::gen::arbitrary<std::uint64_t>()); });
   rc::prop("f16", [] { partial_and_formats<f16>(*rc::gen::arbitrary<std::uint64_t>()); });
+#else
+  seeded_cases("float", 100, partial_and_formats<float>);
+  seeded_cases("bf16", 100, partial_and_formats<bf16>);
+  seeded_cases("f16", 100, partial_and_formats<f16>);
+#endif
 }
 
 // Half pairs (i, i + R/2) and interleaved pairs (2i, 2i + 1) rotate by the same angles (theta_i
@@ -189,7 +211,7 @@ void layouts_permute(std::uint64_t seed) {
   const std::size_t P = 16, tokens = 1 + rng() % 3, heads = 1 + rng() % 3, h = R / 2;
   const Tables half(D, R, 10000.0, rope_layout::half, P);
   const Tables inter(D, R, 10000.0, rope_layout::interleaved, P);
-  RC_ASSERT(half.cos == inter.cos);
+  KROPE_ASSERT(half.cos == inter.cos);
   std::vector<T> xh(tokens * heads * D);
   fill_random(xh, rng);
   std::vector<T> xi = xh;
@@ -204,20 +226,27 @@ void layouts_permute(std::uint64_t seed) {
     const auto yi = apply_public(inter.table(format, false), xi, tokens, heads, D, pos);
     for (std::size_t k = 0; k < tokens * heads; ++k) {
       for (std::size_t i = 0; i < h; ++i) {
-        RC_ASSERT(bits(yi[k * D + 2 * i]) == bits(yh[k * D + i]));
-        RC_ASSERT(bits(yi[k * D + 2 * i + 1]) == bits(yh[k * D + i + h]));
+        KROPE_ASSERT(bits(yi[k * D + 2 * i]) == bits(yh[k * D + i]));
+        KROPE_ASSERT(bits(yi[k * D + 2 * i + 1]) == bits(yh[k * D + i + h]));
       }
-      for (std::size_t c = R; c < D; ++c) RC_ASSERT(bits(yi[k * D + c]) == bits(yh[k * D + c]));
+      for (std::size_t c = R; c < D; ++c) KROPE_ASSERT(bits(yi[k * D + c]) == bits(yh[k * D + c]));
     }
   }
 }
 
 TEST_CASE("kernels/rope: interleaved == half up to the channel permutation", "[rope]") {
+#if !POSENC_TEST_NO_RAPIDCHECK
   rc::prop("float", [] { layouts_permute<float>(*rc::gen::arbitrary<std::uint64_t>()); });
   rc::prop("bf16", [] { layouts_permute<bf16>(*rc::gen::arbitrary<std::uint64_t>()); });
   rc::prop("f16", [] { layouts_permute<f16>(*rc::gen::arbitrary<std::uint64_t>()); });
+#else
+  seeded_cases("float", 100, layouts_permute<float>);
+  seeded_cases("bf16", 100, layouts_permute<bf16>);
+  seeded_cases("f16", 100, layouts_permute<f16>);
+#endif
 }
 
+#if !POSENC_TEST_NO_RAPIDCHECK
 // Rows past a short table, computed on the fly, are the rows of a larger table; an on-the-fly-only
 // table gives the same bits too.
 TEST_CASE("kernels/rope: on-the-fly rows == rows of a larger table", "[rope]") {
@@ -256,6 +285,7 @@ TEST_CASE("kernels/rope: on-the-fly rows == rows of a larger table", "[rope]") {
     }
   });
 }
+#endif  // !POSENC_TEST_NO_RAPIDCHECK
 
 // ---- errors -----------------------------------------------------------------------------------
 

@@ -5,7 +5,7 @@
 // rope NORM / NEOX modes for interleaved / half), computed in float and rounded once to the storage
 // type, with the FMA pattern of rope_reference(..., fma_mode_of<Arch>):
 //   fused:   y = fma(x, c, x' * s)   (Arch has FMA: fma3<sse4_2>, fma3<avx>, fma3<avx2>, fma4,
-//            avx512f and above, neon/neon64)
+//            avx512f and above, neon64, and neon where the target has VFPv4)
 //   unfused: y = (x * c) + (x' * s)
 // Every lane computes its channel with exactly these two or three IEEE operations, so the vector
 // body and the scalar tail (std::fma when fused) give the reference's bits; translation units
@@ -60,13 +60,25 @@
 
 namespace posenc::kernels::simd {
 
+// Whether xsimd::fma on the 32-bit neon architecture is fused: xsimd 8.1 uses vfmaq_f32 only
+// where the target has VFPv4 (__ARM_FEATURE_FMA, always set on AArch64) and otherwise computes
+// x * y + z with two roundings.
+inline constexpr bool neon_fma =
+#if defined(__ARM_FEATURE_FMA)
+    true;
+#else
+    false;
+#endif
+
 // True when Arch's float FMA is a fused multiply-add instruction.
 template <class Arch>
-inline constexpr bool has_fma =
-    std::is_base_of_v<xsimd::fma3<xsimd::sse4_2>, Arch> ||
-    std::is_base_of_v<xsimd::fma3<xsimd::avx>, Arch> ||
-    std::is_base_of_v<xsimd::fma3<xsimd::avx2>, Arch> || std::is_base_of_v<xsimd::fma4, Arch> ||
-    std::is_base_of_v<xsimd::avx512f, Arch> || std::is_base_of_v<xsimd::neon, Arch>;
+inline constexpr bool has_fma = std::is_base_of_v<xsimd::fma3<xsimd::sse4_2>, Arch> ||
+                                std::is_base_of_v<xsimd::fma3<xsimd::avx>, Arch> ||
+                                std::is_base_of_v<xsimd::fma3<xsimd::avx2>, Arch> ||
+                                std::is_base_of_v<xsimd::fma4, Arch> ||
+                                std::is_base_of_v<xsimd::avx512f, Arch> ||
+                                std::is_base_of_v<xsimd::neon64, Arch> ||
+                                (std::is_base_of_v<xsimd::neon, Arch> && neon_fma);
 
 // The FMA pattern of the kernels for Arch: the fma_mode to pass to rope_reference to get the same
 // bits.
@@ -140,6 +152,19 @@ inline fbatch<Arch> negate(const fbatch<Arch>& v) {
   return v ^ xsimd::bitwise_cast<fbatch<Arch>>(ubatch<Arch>(0x80000000u));
 }
 
+// -v for the scalar tails, kept a separate operation. Written as x * -v, GCC may turn the product
+// into -(x * v) (AArch64 fnmul), which negates a NaN x where the reference's x * (-v) keeps its
+// sign; the empty asm statement hides the negation from that rewrite.
+inline float negate1(float v) {
+  float r = -v;
+#if defined(__GNUC__) && defined(__aarch64__)
+  __asm__("" : "+w"(r));
+#elif defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__)) && defined(__SSE2__)
+  __asm__("" : "+x"(r));
+#endif
+  return r;
+}
+
 // One pair in scalar code, in the reference's order.
 template <bool Fused>
 inline void pair1(float xa, float xb, float ca, float sa, float cb, float sb, float& ya,
@@ -203,7 +228,7 @@ inline void half_f32(const float* xa, const float* xb, float* ya, float* yb, std
     rb.store_unaligned(yb + i);
   }
   for (; i < n; ++i) {
-    const float s_a = Compact ? -sb[i] : sa[i];
+    const float s_a = Compact ? negate1(sb[i]) : sa[i];
     pair1<has_fma<Arch>>(xa[i], xb[i], ca[i], s_a, Compact ? ca[i] : cb[i], sb[i], ya[i], yb[i]);
   }
 }
@@ -272,7 +297,7 @@ inline void half_f32_heads(const rope_operand<float>* ops, std::size_t n_ops, st
       const float* x = ops[o].in.at(t, hd) + i0;
       float* y = ops[o].out.at(t, hd) + i0;
       for (std::size_t m = k; m < n; ++m) {
-        const float s_a = Compact ? -sb[m] : sa[m];
+        const float s_a = Compact ? negate1(sb[m]) : sa[m];
         pair1<has_fma<Arch>>(x[m], x[m + h], ca[m], s_a, Compact ? ca[m] : cb[m], sb[m], y[m],
                              y[m + h]);
       }
@@ -377,7 +402,7 @@ inline void interleaved_bf16(const std::uint16_t* x, std::uint16_t* y, std::size
                              mul_add<Arch>(b, c_b, a * s_b));
   }
   for (; i < n; ++i) {
-    const float s_a = Compact ? -sb[i] : sa[i];
+    const float s_a = Compact ? negate1(sb[i]) : sa[i];
     float ra, rb;
     pair1<has_fma<Arch>>(bf16_float(x[2 * i]), bf16_float(x[2 * i + 1]), ca[i], s_a,
                          Compact ? ca[i] : cb[i], sb[i], ra, rb);

@@ -1,0 +1,112 @@
+// The analysis commands (docs/analysis.md): the RoFormer decay bound, per-pair dials, the
+// YaRN/llama3 interpolation ramp and the laws run on one configuration, computed by
+// posenc/analysis in full before anything is written, then printed as CSV, JSON or text, and
+// plotted with --svg (cli/svg.hpp).
+//   decay  csv   distance,bound,window_mean          (every r = 0..N; --csv or --format csv)
+//          json  {"pairs", "max_distance", "bound": [...], "window_mean": [...],
+//                 "dyadic_means": [{"k", "first", "last", "mean"}...], ...}
+//          text  a summary (default)
+//   dials  csv   pair,inv_freq,wavelength,turns,never_turns,default_inv_freq,default_wavelength,
+//                default_turns,default_never_turns
+//          json  {"context", "rotary_dim", "scaling", "slowest_wavelength", ..., "pairs": [...]}
+//   ramp   csv   pair,interpolation_weight,<ramp_factor|smooth_factor>,inv_freq,default_inv_freq
+//          json  {"scaling", "factor", "correction_range" or "wavelength_band", "pairs": [...]}
+//   check  text  a table law | worst | limit | pass (default); json and csv the same rows
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <posenc/analysis/check.hpp>
+#include <posenc/spec/rope.hpp>
+
+#include "cli/options.hpp"
+#include "cli/svg.hpp"
+
+namespace posenc::cli {
+
+// Exit status of `check` when a law fails (0: all pass; 1 and 2 as for every command).
+inline constexpr int exit_law_failed = 3;
+
+// decay --max-distance N: N <= 2^24, and (R/2) * 2^(k+1) <= 2^32 for the window k holding N
+// (the work, in complex steps, of evaluating f through the end of that window).
+inline constexpr std::uint64_t max_decay_distance = std::uint64_t{1} << 24;
+inline constexpr std::uint64_t max_decay_work = std::uint64_t{1} << 32;
+
+struct decay_result {
+  std::uint32_t pairs = 0;
+  std::uint64_t max_distance = 0;
+  std::vector<double> bound;         // f(r), r = 0..N (analysis::for_each_decay_bound)
+  std::vector<double> window_mean;   // per r: mean of f over the dyadic window holding r
+  std::vector<double> dyadic_means;  // M_k over [2^k, 2^(k+1)), k = 0..floor(log2 N)
+  double error_bound = 0.0;          // |f(r) - exact| <= this (analysis::decay_error)
+};
+
+// c must be valid; 1 <= max_distance <= max_decay_distance. Throws cli_error (exit 1) beyond
+// max_decay_work.
+decay_result compute_decay(const rope_config& c, std::uint64_t max_distance, std::uint64_t seq_len);
+void write_decay(std::ostream& out, const decay_result& r, output_format f, bool text);
+// Log-x plot of f(r) and of the window means for r = 1..N.
+svg::plot decay_plot(const decay_result& r);
+
+struct dial_row {
+  double inv_freq = 0.0;
+  double wavelength = 0.0;
+  double turns = 0.0;
+  bool never_turns = false;
+};
+struct dials_result {
+  std::uint64_t context = 0;
+  std::uint32_t rotary_dim = 0;
+  double base = 0.0;
+  scaling_type scaling = scaling_type::none;
+  std::vector<dial_row> scaled;    // per pair, the configuration as given
+  std::vector<dial_row> unscaled;  // per pair, the same without scaling
+  double slowest_wavelength = 0.0;
+  double default_slowest_wavelength = 0.0;
+  std::uint32_t never_turning = 0;
+  std::uint32_t default_never_turning = 0;
+};
+
+dials_result compute_dials(const rope_config& c, std::uint64_t context, std::uint64_t seq_len);
+void write_dials(std::ostream& out, const dials_result& r, output_format f);
+// Wavelength per pair (log-y), scaled and default, and the context as a horizontal line.
+svg::plot dials_plot(const dials_result& r);
+
+struct ramp_result {
+  scaling_type scaling = scaling_type::yarn;
+  double factor = 1.0;
+  // yarn: the correction range [low, high] in pair indices; llama3: the wavelength band edges
+  // L/high_freq_factor (below: unchanged) and L/low_freq_factor (above: divided by the factor).
+  double low = 0.0;
+  double high = 0.0;
+  std::vector<double> weight;  // analysis::interpolation_weight (1 = theta/factor)
+  std::vector<double> source;  // yarn: HF linear_ramp_factor; llama3: HF smooth_factor
+  std::vector<double> inv_freq;
+  std::vector<double> default_inv_freq;
+};
+
+// Throws cli_error (exit 1) unless c's scaling is yarn or llama3.
+ramp_result compute_ramp(const rope_config& c);
+void write_ramp(std::ostream& out, const ramp_result& r, output_format f);
+svg::plot ramp_plot(const ramp_result& r);
+
+// The check's sample and distances for c: 64 sample triples (fewer for very wide heads, so that
+// samples * R/2 <= 2^16, at least 4); decay_below_origin up to 65536 (capped so that
+// R/2 * distance <= 2^26); dyadic means up to the largest window [2^K, 2^(K+1)) with
+// 2^(K+1) <= min(unscaled slowest wavelength / 16, 2^26 / (R/2)), or through max_distance when
+// given (the windows ending at or below it).
+analysis::check_options check_options_for(const rope_config& c, std::uint64_t seq_len,
+                                          std::uint64_t max_distance);
+void write_check(std::ostream& out, const analysis::check_report& r,
+                 const analysis::check_options& o, output_format f);
+
+// The whole commands. run_check returns exit_ok or exit_law_failed. Throw cli_error.
+void run_decay(const invocation& inv, std::ostream& out);
+void run_dials(const invocation& inv, std::ostream& out);
+void run_ramp(const invocation& inv, std::ostream& out);
+int run_check(const invocation& inv, std::ostream& out);
+
+}  // namespace posenc::cli
