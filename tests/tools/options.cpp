@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include <posenc/spec/rope.hpp>
+
 #include "cli/error.hpp"
 #include "cli/numbers.hpp"
 #include "cli/options.hpp"
@@ -228,4 +230,23 @@ TEST_CASE("usage errors name the problem in one line", "[options]") {
     CHECK(m == c.message);
     CHECK(m.find('\n') == std::string::npos);
   }
+}
+
+TEST_CASE("the spec's layout_name and scaling_name are the words --layout and --scaling take",
+          "[options]") {
+  for (const posenc::rope_layout l :
+       {posenc::rope_layout::interleaved, posenc::rope_layout::half}) {
+    const invocation inv = parse({"freqs", "--layout", posenc::layout_name(l)});
+    REQUIRE(inv.flags.layout);
+    CHECK(*inv.flags.layout == l);
+  }
+  using posenc::scaling_type;
+  for (const scaling_type t :
+       {scaling_type::none, scaling_type::linear, scaling_type::ntk, scaling_type::dynamic,
+        scaling_type::yarn, scaling_type::llama3, scaling_type::longrope}) {
+    const invocation inv = parse({"freqs", "--scaling", posenc::scaling_name(t)});
+    REQUIRE(inv.flags.scaling);
+    CHECK(*inv.flags.scaling == t);
+  }
+  CHECK(std::string_view(posenc::scaling_name(static_cast<scaling_type>(200))) == "?");
 }

@@ -21,26 +21,6 @@ namespace posenc::cli {
 
 namespace {
 
-std::string_view scaling_name(scaling_type t) {
-  switch (t) {
-    case scaling_type::none:
-      return "none";
-    case scaling_type::linear:
-      return "linear";
-    case scaling_type::ntk:
-      return "ntk";
-    case scaling_type::dynamic:
-      return "dynamic";
-    case scaling_type::yarn:
-      return "yarn";
-    case scaling_type::llama3:
-      return "llama3";
-    case scaling_type::longrope:
-      return "longrope";
-  }
-  return "none";
-}
-
 std::string pad_left(std::string s, std::size_t width) {
   if (s.size() < width) s.insert(0, width - s.size(), ' ');
   return s;

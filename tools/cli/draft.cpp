@@ -15,25 +15,6 @@ void take(std::optional<T>& into, const std::optional<T>& from) {
   if (from) into = from;
 }
 
-const char* scaling_name(scaling_type t) {
-  switch (t) {
-    case scaling_type::none:
-      return "none";
-    case scaling_type::linear:
-      return "linear";
-    case scaling_type::ntk:
-      return "ntk";
-    case scaling_type::dynamic:
-      return "dynamic";
-    case scaling_type::yarn:
-      return "yarn";
-    case scaling_type::llama3:
-      return "llama3";
-    case scaling_type::longrope:
-      return "longrope";
-  }
-  return "?";
-}
 }  // namespace
 
 config_draft overlay(config_draft base, const config_draft& over) {

@@ -23,26 +23,6 @@ namespace posenc::cli {
 
 namespace {
 
-const char* scaling_text(scaling_type t) {
-  switch (t) {
-    case scaling_type::none:
-      return "none";
-    case scaling_type::linear:
-      return "linear";
-    case scaling_type::ntk:
-      return "ntk";
-    case scaling_type::dynamic:
-      return "dynamic";
-    case scaling_type::yarn:
-      return "yarn";
-    case scaling_type::llama3:
-      return "llama3";
-    case scaling_type::longrope:
-      return "longrope";
-  }
-  return "?";
-}
-
 std::string list_text(std::span<const double> v) {
   std::string s;
   for (std::size_t k = 0; k < v.size(); ++k) s += (k == 0 ? "" : ",") + format_double(v[k]);
@@ -186,8 +166,8 @@ std::vector<std::string> describe_config(const rope_config& c, std::uint64_t seq
   l.push_back("head_dim " + std::to_string(c.head_dim));
   l.push_back("rotary_dim " + std::to_string(c.rotary_dim));
   l.push_back("base (rope_theta) " + format_double(c.base));
-  l.push_back(c.layout == rope_layout::interleaved ? "layout interleaved" : "layout half");
-  l.push_back(std::string("scaling ") + scaling_text(s.type));
+  l.push_back(std::string("layout ") + layout_name(c.layout));
+  l.push_back(std::string("scaling ") + scaling_name(s.type));
   switch (s.type) {
     case scaling_type::none:
       break;

@@ -18,6 +18,31 @@ enum class rope_layout : std::uint8_t {
 // HF rope_type.
 enum class scaling_type : std::uint8_t { none, linear, ntk, dynamic, yarn, llama3, longrope };
 
+// The names used by the command-line tool and the docs: "interleaved", "half"; and the scaling's
+// name ("none" where HF says "default"; "ntk" for the NTK-aware base change).
+constexpr const char* layout_name(rope_layout l) {
+  return l == rope_layout::interleaved ? "interleaved" : "half";
+}
+constexpr const char* scaling_name(scaling_type t) {
+  switch (t) {
+    case scaling_type::none:
+      return "none";
+    case scaling_type::linear:
+      return "linear";
+    case scaling_type::ntk:
+      return "ntk";
+    case scaling_type::dynamic:
+      return "dynamic";
+    case scaling_type::yarn:
+      return "yarn";
+    case scaling_type::llama3:
+      return "llama3";
+    case scaling_type::longrope:
+      return "longrope";
+  }
+  return "?";
+}
+
 // Every scaling's parameters in one literal struct (a field a scaling does not use is ignored).
 // Build one with the helpers below rather than by hand.
 struct rope_scaling {
