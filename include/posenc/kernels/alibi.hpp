@@ -23,18 +23,13 @@
 #include <posenc/spec/alibi.hpp>
 #include <posenc/tables/alibi.hpp>
 
+#include <posenc/kernels/detail/xsimd_config.hpp>
 #ifndef POSENC_ENCODINGS_SIMD
-// xsimd only where it has an architecture (x86 SSE2, ARM NEON), as in kernels/rope.hpp; elsewhere
-// (a Cortex-M4, whose newlib lacks what xsimd's headers use) the scalar reference.
-#if !defined(POSENC_NO_SIMD) && __has_include(<xsimd/xsimd.hpp>) && \
-    (defined(__SSE2__) || defined(__ARM_NEON))
+#if defined(POSENC_KERNELS_SIMD)
 #define POSENC_ENCODINGS_SIMD 1
 #else
 #define POSENC_ENCODINGS_SIMD 0
 #endif
-#endif
-#if POSENC_ENCODINGS_SIMD
-#include <xsimd/xsimd.hpp>
 #endif
 
 namespace posenc::kernels {

@@ -15,14 +15,9 @@
 #include <posenc/kernels/storage.hpp>
 #include <posenc/kernels/tensor.hpp>
 
-#if !defined(POSENC_NO_SIMD) && defined(__has_include)
-#if __has_include(<xsimd/xsimd.hpp>) && (defined(__SSE2__) || defined(__ARM_NEON))
-#include <xsimd/xsimd.hpp>
-#if XSIMD_WITH_SSE2 || XSIMD_WITH_NEON
-#define POSENC_KERNELS_SIMD 1
+#include <posenc/kernels/detail/xsimd_config.hpp>
+#if defined(POSENC_KERNELS_SIMD)
 #include <posenc/kernels/simd/rope.hpp>
-#endif
-#endif
 #endif
 
 namespace posenc::kernels {
