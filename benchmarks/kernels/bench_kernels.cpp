@@ -63,10 +63,6 @@ constexpr std::size_t kTokens[] = {1, 16, 512, 4096};
 constexpr std::size_t kRowElems = kHeads * kHeadDim;  // elements per token
 constexpr std::size_t kAlign = 64;
 
-const char* layout_name(rope_layout l) {
-  return l == rope_layout::half ? "half" : "interleaved";
-}
-
 // 64-byte aligned, zero-initialised storage (first touch here, not in the timed loop).
 template <class T>
 struct aligned_buffer {

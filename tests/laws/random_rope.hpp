@@ -132,25 +132,7 @@ inline rc::Gen<RandomRope> random_rope() {
   });
 }
 
-inline const char* scaling_name(posenc::scaling_type t) {
-  switch (t) {
-    case posenc::scaling_type::none:
-      return "none";
-    case posenc::scaling_type::linear:
-      return "linear";
-    case posenc::scaling_type::ntk:
-      return "ntk";
-    case posenc::scaling_type::dynamic:
-      return "dynamic";
-    case posenc::scaling_type::yarn:
-      return "yarn";
-    case posenc::scaling_type::llama3:
-      return "llama3";
-    case posenc::scaling_type::longrope:
-      return "longrope";
-  }
-  return "?";
-}
+using posenc::scaling_name;
 
 inline std::string describe(const RandomRope& r) {
   const posenc::rope_config& c = r.config;

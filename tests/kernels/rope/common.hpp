@@ -243,9 +243,7 @@ void seeded_cases(const char* name, int cases, F&& f) {
   }
 }
 
-inline const char* layout_name(rope_layout l) {
-  return l == rope_layout::half ? "half" : "interleaved";
-}
+using posenc::layout_name;
 inline const char* format_name(pk::rope_table_format f) {
   return f == pk::rope_table_format::compact ? "compact" : "expanded";
 }
