@@ -44,6 +44,7 @@
 
 #include "cli/accuracy.hpp"
 #include "cli/run.hpp"
+#include "run_cli.hpp"
 #include "support/mpfr_ref.hpp"
 
 using posenc_test::Mpfr;
@@ -51,18 +52,8 @@ using posenc_test::round_float;
 
 namespace {
 
-struct result {
-  int status;
-  std::string out;
-  std::string err;
-};
-
-result run_args(const std::vector<std::string>& a) {
-  const std::vector<std::string_view> args(a.begin(), a.end());
-  std::ostringstream out, err;
-  const int status = posenc::cli::run(args, out, err);
-  return {status, out.str(), err.str()};
-}
+using posenc_test::run_cli;
+using result = posenc_test::cli_result;
 
 enum class kind { none, llama3, linear, yarn };
 
@@ -266,7 +257,7 @@ TEST_CASE("tools/accuracy: the three methods vs an independent MPFR evaluation",
 
 TEST_CASE("tools/accuracy: command output", "[accuracy]") {
   // Default positions, JSON: the same numbers as compute_accuracy, digit for digit.
-  const result r = run_args({"accuracy", "--head-dim", "128"});
+  const result r = run_cli({"accuracy", "--head-dim", "128"});
   REQUIRE(r.status == 0);
   const nlohmann::json j = nlohmann::json::parse(r.out);
   const posenc::cli::resolved_config rc = config_of({"--head-dim", "128"});
@@ -281,31 +272,30 @@ TEST_CASE("tools/accuracy: command output", "[accuracy]") {
     CHECK(e.at("ggml_running_product").get<double>() == *direct.points[k].ggml);
   }
   // A single position and a list; csv; yarn has no ggml column values.
-  const result one =
-      run_args({"accuracy", "--head-dim", "64", "--positions", "7", "--format", "csv", "--scaling",
-                "yarn", "--factor", "4", "--original-max", "4096"});
+  const result one = run_cli({"accuracy", "--head-dim", "64", "--positions", "7", "--format", "csv",
+                              "--scaling", "yarn", "--factor", "4", "--original-max", "4096"});
   REQUIRE(one.status == 0);
   CHECK(one.out.starts_with("position,posenc,hf_float32_angle,ggml_running_product\n7,"));
   CHECK(one.out.ends_with(",\n"));
   const result list =
-      run_args({"accuracy", "--head-dim", "8", "--positions", "1,2,3", "--format", "text"});
+      run_cli({"accuracy", "--head-dim", "8", "--positions", "1,2,3", "--format", "text"});
   REQUIRE(list.status == 0);
   CHECK(std::count(list.out.begin(), list.out.end(), '\n') == 5);
   // Errors.
-  const result range = run_args({"accuracy", "--head-dim", "8", "--positions", "0:5"});
+  const result range = run_cli({"accuracy", "--head-dim", "8", "--positions", "0:5"});
   CHECK(range.status == 2);
-  const result big = run_args({"accuracy", "--head-dim", "8", "--positions", "1,4294967296"});
+  const result big = run_cli({"accuracy", "--head-dim", "8", "--positions", "1,4294967296"});
   CHECK(big.status == 2);
-  const result svg_elsewhere = run_args({"freqs", "--head-dim", "8", "--svg", "x.svg"});
+  const result svg_elsewhere = run_cli({"freqs", "--head-dim", "8", "--svg", "x.svg"});
   CHECK(svg_elsewhere.status == 2);
   CHECK(svg_elsewhere.err.starts_with("posenc: --svg is for the accuracy"));
-  const result list_elsewhere = run_args({"table", "--head-dim", "8", "--positions", "1,2"});
+  const result list_elsewhere = run_cli({"table", "--head-dim", "8", "--positions", "1,2"});
   CHECK(list_elsewhere.status == 2);
 }
 
 TEST_CASE("tools/accuracy: --svg writes the sweep", "[accuracy]") {
   const auto path = std::filesystem::temp_directory_path() / "posenc_accuracy_test.svg";
-  const result r = run_args({"accuracy", "--head-dim", "32", "--svg", path.string()});
+  const result r = run_cli({"accuracy", "--head-dim", "32", "--svg", path.string()});
   REQUIRE(r.status == 0);
   std::ifstream f(path);
   const std::string svg((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());

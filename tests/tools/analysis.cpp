@@ -23,22 +23,14 @@
 #include "analysis/exact.hpp"
 #include "cli/analysis.hpp"
 #include "cli/run.hpp"
+#include "run_cli.hpp"
 
 namespace {
 using json = nlohmann::json;
 using posenc_test::Mpfr;
 
-struct result {
-  int status = 0;
-  std::string out;
-  std::string err;
-};
-
-result run_cli(std::vector<std::string_view> args) {
-  std::ostringstream out, err;
-  const int status = posenc::cli::run(args, out, err);
-  return {status, out.str(), err.str()};
-}
+using posenc_test::run_cli;
+using result = posenc_test::cli_result;
 
 std::vector<std::string> lines_of(const std::string& s) {
   std::vector<std::string> out;

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "cli/run.hpp"
+#include "run_cli.hpp"
 
 using json = nlohmann::json;
 using posenc::rope_config;
@@ -30,19 +31,8 @@ using posenc::rope_layout;
 namespace k = posenc::kernels;
 
 namespace {
-struct result {
-  int status;
-  std::string out;
-  std::string err;
-};
-
-result run_args(const std::vector<std::string>& a) {
-  const std::vector<std::string_view> args(a.begin(), a.end());
-  std::ostringstream out;
-  std::ostringstream err;
-  const int status = posenc::cli::run(args, out, err);
-  return {status, out.str(), err.str()};
-}
+using posenc_test::run_cli;
+using result = posenc_test::cli_result;
 
 // A scratch file holding `text`; removed at scope exit.
 class scratch_file {
@@ -121,7 +111,7 @@ void check_apply(const rope_config& c, std::vector<std::string> flags, std::size
       input_json(x, tokens, heads, c.head_dim, give_positions ? &positions : nullptr));
   std::vector<std::string> args{"apply", "--input", f.path()};
   args.insert(args.end(), flags.begin(), flags.end());
-  const result r = run_args(args);
+  const result r = run_cli(args);
   INFO(r.err);
   REQUIRE(r.status == 0);
   CHECK(r.err.empty());
@@ -172,7 +162,7 @@ TEST_CASE("apply: csv and text", "[apply]") {
   const std::vector<float> x = inputs(2 * 2 * 4);
   const std::vector<std::int64_t> pos{7, 9};
   const scratch_file f(input_json(x, 2, 2, 4, &pos));
-  const result csv = run_args({"apply", "--input", f.path(), "--format", "csv"});
+  const result csv = run_cli({"apply", "--input", f.path(), "--format", "csv"});
   REQUIRE(csv.status == 0);
   std::istringstream lines(csv.out);
   std::string line;
@@ -182,13 +172,13 @@ TEST_CASE("apply: csv and text", "[apply]") {
   CHECK(rows[0] == "token,position,head,y0,y1,y2,y3");
   CHECK(rows[1].rfind("0,7,0,", 0) == 0);
   CHECK(rows[4].rfind("1,9,1,", 0) == 0);
-  const json j = json::parse(run_args({"apply", "--input", f.path()}).out);
+  const json j = json::parse(run_cli({"apply", "--input", f.path()}).out);
   // The CSV's last row holds the JSON's last four values.
   std::string tail = "1,9,1";
   for (std::size_t c = 12; c < 16; ++c)
     tail += "," + f32_text(static_cast<float>(j.at("y")[c].get<double>()));
   CHECK(rows[4] == tail);
-  const result text = run_args({"apply", "--input", f.path(), "--format", "text"});
+  const result text = run_cli({"apply", "--input", f.path(), "--format", "text"});
   REQUIRE(text.status == 0);
   CHECK(text.out.rfind("token 0  position 7  head 0\n", 0) == 0);
   CHECK(text.out.find("token 1  position 9  head 1\n") != std::string::npos);
@@ -235,7 +225,7 @@ TEST_CASE("apply: input errors exit 1 with one line and no output", "[apply]") {
     const scratch_file f(c.text);
     std::vector<std::string> args{"apply", "--input", f.path()};
     args.insert(args.end(), c.flags.begin(), c.flags.end());
-    const result r = run_args(args);
+    const result r = run_cli(args);
     INFO(c.text << " -> " << r.err);
     CHECK(r.status == 1);
     CHECK(r.out.empty());
@@ -244,22 +234,22 @@ TEST_CASE("apply: input errors exit 1 with one line and no output", "[apply]") {
   }
   // Configuration against the input.
   const scratch_file f("{\"x\": " + ok_x + ", \"shape\": [1, 1, 4]}");
-  result r = run_args({"apply", "--input", f.path(), "--head-dim", "8"});
+  result r = run_cli({"apply", "--input", f.path(), "--head-dim", "8"});
   CHECK(r.status == 1);
   CHECK(r.out.empty());
   CHECK(r.err ==
         "posenc: the input's head_dim (shape[2] = 4) differs from the configuration's (8)\n");
-  r = run_args({"apply", "--input", f.path(), "--rotary-dim", "6"});
+  r = run_cli({"apply", "--input", f.path(), "--rotary-dim", "6"});
   CHECK(r.status == 1);
   CHECK(r.out.empty());
-  r = run_args({"apply", "--input", "/nonexistent/posenc.json"});
+  r = run_cli({"apply", "--input", "/nonexistent/posenc.json"});
   CHECK(r.status == 1);
   CHECK(r.err == "posenc: cannot open /nonexistent/posenc.json\n");
   // Usage errors (exit 2).
-  CHECK(run_args({"apply", "--head-dim", "4"}).err == "posenc: apply needs --input FILE\n");
-  CHECK(run_args({"apply", "--input", f.path(), "--positions", "0:4"}).status == 2);
-  r = run_args({"freqs", "--head-dim", "4", "--input", f.path()});
+  CHECK(run_cli({"apply", "--head-dim", "4"}).err == "posenc: apply needs --input FILE\n");
+  CHECK(run_cli({"apply", "--input", f.path(), "--positions", "0:4"}).status == 2);
+  r = run_cli({"freqs", "--head-dim", "4", "--input", f.path()});
   CHECK(r.status == 2);
   CHECK(r.err == "posenc: --input is for the apply command only\n");
-  CHECK(run_args({"apply", "--input="}).status == 2);
+  CHECK(run_cli({"apply", "--input="}).status == 2);
 }

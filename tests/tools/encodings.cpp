@@ -17,21 +17,13 @@
 
 #include "cli/output.hpp"
 #include "cli/run.hpp"
+#include "run_cli.hpp"
 
 namespace {
 using json = nlohmann::json;
 
-struct result {
-  int status = 0;
-  std::string out;
-  std::string err;
-};
-
-result run_cli(std::vector<std::string_view> args) {
-  std::ostringstream out, err;
-  const int status = posenc::cli::run(args, out, err);
-  return {status, out.str(), err.str()};
-}
+using posenc_test::run_cli;
+using result = posenc_test::cli_result;
 
 std::uint32_t bits(float x) {
   return std::bit_cast<std::uint32_t>(x);

@@ -22,6 +22,7 @@
 #include "cli/output.hpp"
 #include "cli/presets.hpp"
 #include "cli/run.hpp"
+#include "run_cli.hpp"
 
 using namespace posenc::cli;
 using json = nlohmann::json;
@@ -29,18 +30,8 @@ using posenc::rope_config;
 using posenc::rope_layout;
 
 namespace {
-struct result {
-  int status;
-  std::string out;
-  std::string err;
-};
-
-result run_args(std::vector<std::string_view> args) {
-  std::ostringstream out;
-  std::ostringstream err;
-  const int status = run(args, out, err);
-  return {status, out.str(), err.str()};
-}
+using posenc_test::run_cli;
+using result = posenc_test::cli_result;
 
 std::uint32_t bits(float x) {
   return std::bit_cast<std::uint32_t>(x);
@@ -99,7 +90,7 @@ std::size_t count_lines(const std::string& s) {
 }  // namespace
 
 TEST_CASE("freqs JSON equals the library bit for bit", "[run]") {
-  const result r = run_args({"freqs", "--head-dim", "128", "--base", "10000"});
+  const result r = run_cli({"freqs", "--head-dim", "128", "--base", "10000"});
   CHECK(r.status == 0);
   CHECK(r.err.empty());
   check_freqs_json(r.out, rope_config{128, 128, 10000.0, rope_layout::half, {}});
@@ -151,7 +142,7 @@ TEST_CASE("freqs JSON equals the library bit for bit", "[run]") {
   for (const scaled& s : cases) {
     std::vector<std::string_view> args = {"freqs"};
     args.insert(args.end(), s.args.begin(), s.args.end());
-    const result rs = run_args(args);
+    const result rs = run_cli(args);
     INFO(rs.err);
     REQUIRE(rs.status == 0);
     check_freqs_json(rs.out, s.config, s.seq_len);
@@ -160,8 +151,8 @@ TEST_CASE("freqs JSON equals the library bit for bit", "[run]") {
 
 TEST_CASE("table JSON equals sincos_of_product with the attention factor", "[run]") {
   const rope_config c{64, 32, 10000.0, rope_layout::half, posenc::scaling::yarn(4.0, 2048)};
-  const result r = run_args({"table", "--head-dim", "64", "--rotary-dim", "32", "--scaling", "yarn",
-                             "--factor", "4", "--original-max", "2048", "--positions", "100:110"});
+  const result r = run_cli({"table", "--head-dim", "64", "--rotary-dim", "32", "--scaling", "yarn",
+                            "--factor", "4", "--original-max", "2048", "--positions", "100:110"});
   REQUIRE(r.status == 0);
   const json j = json::parse(r.out);
   CHECK(j.size() == 3u);
@@ -208,14 +199,14 @@ TEST_CASE("table limits", "[run][compute]") {
           "posenc: the table would have 16777280 entries (positions x rotary_dim/2); at most "
           "16777216 per call");
   }
-  const result r = run_args({"table", "--head-dim", "4096", "--positions", "0:100000"});
+  const result r = run_cli({"table", "--head-dim", "4096", "--positions", "0:100000"});
   CHECK(r.status == 1);
   CHECK(r.out.empty());
   CHECK(count_lines(r.err) == 1u);
 }
 
 TEST_CASE("CSV and text output", "[run][output]") {
-  result r = run_args({"freqs", "--head-dim", "8", "--format", "csv"});
+  result r = run_cli({"freqs", "--head-dim", "8", "--format", "csv"});
   REQUIRE(r.status == 0);
   CHECK(r.out ==
         "i,inv_freq,inv_freq_f64\n"
@@ -223,7 +214,7 @@ TEST_CASE("CSV and text output", "[run][output]") {
         "1,0.100000001,0.10000000000000001\n"
         "2,0.00999999978,0.01\n"
         "3,0.00100000005,0.001\n");
-  r = run_args({"table", "--head-dim", "4", "--positions", "0:2", "--format", "csv"});
+  r = run_cli({"table", "--head-dim", "4", "--positions", "0:2", "--format", "csv"});
   REQUIRE(r.status == 0);
   CHECK(r.out ==
         "position,pair,cos,sin\n"
@@ -231,7 +222,7 @@ TEST_CASE("CSV and text output", "[run][output]") {
         "0,1,1,0\n"
         "1,0,0.540302277,0.841470957\n"
         "1,1,0.999949992,0.00999983307\n");
-  r = run_args({"freqs", "--head-dim", "4", "--format", "text"});
+  r = run_cli({"freqs", "--head-dim", "4", "--format", "text"});
   REQUIRE(r.status == 0);
   CHECK(r.out ==
         "rotary_dim        4\n"
@@ -240,7 +231,7 @@ TEST_CASE("CSV and text output", "[run][output]") {
         "pair  inv_freq (float32)        inv_freq (float64)\n"
         "   0                   1                         1\n"
         "   1       0.00999999978                      0.01\n");
-  r = run_args({"table", "--head-dim", "4", "--positions", "9:11", "--format", "text"});
+  r = run_cli({"table", "--head-dim", "4", "--positions", "9:11", "--format", "text"});
   REQUIRE(r.status == 0);
   CHECK(r.out ==
         "position  pair               cos               sin\n"
@@ -276,7 +267,7 @@ TEST_CASE("errors: one line on err, nothing on out", "[run]") {
       {"table", "--positions", "0:10"},
   };
   for (const auto& args : bad) {
-    const result r = run_args(args);
+    const result r = run_cli(args);
     INFO(r.err);
     CHECK(r.status != 0);
     CHECK(r.out.empty());
@@ -284,35 +275,35 @@ TEST_CASE("errors: one line on err, nothing on out", "[run]") {
     CHECK(r.err.starts_with("posenc: "));
     CHECK(r.err.back() == '\n');
   }
-  CHECK(run_args({"freqs", "--head-dim", "127"}).err ==
+  CHECK(run_cli({"freqs", "--head-dim", "127"}).err ==
         std::string(posenc::message(posenc::rope_error::rotary_dim)) + "\n");
-  CHECK(run_args({"freqs", "--head-dim", "128", "--scaling", "linear"}).err ==
+  CHECK(run_cli({"freqs", "--head-dim", "128", "--scaling", "linear"}).err ==
         "posenc: linear scaling needs a factor (--factor)\n");
 }
 
 TEST_CASE("help and version", "[run]") {
-  result r = run_args({"--help"});
+  result r = run_cli({"--help"});
   CHECK(r.status == 0);
   CHECK(r.out.starts_with("usage: posenc freqs"));
   CHECK(r.err.empty());
-  r = run_args({"--version"});
+  r = run_cli({"--version"});
   CHECK(r.status == 0);
   CHECK(r.out.starts_with("posenc "));
 }
 
 TEST_CASE("presets through --preset", "[run][presets]") {
   if (!presets_available()) {
-    const result r = run_args({"freqs", "--preset", "llama-3.1-8b"});
+    const result r = run_cli({"freqs", "--preset", "llama-3.1-8b"});
     CHECK(r.status == exit_usage);
     return;
   }
   CHECK(preset_list().find("llama-3.1-8b") != std::string::npos);
-  result r = run_args({"freqs", "--preset", "llama-3.1-8b"});
+  result r = run_cli({"freqs", "--preset", "llama-3.1-8b"});
   REQUIRE(r.status == 0);
   check_freqs_json(r.out, rope_config{128, 128, 500000.0, rope_layout::half,
                                       posenc::scaling::llama3(8.0, 1.0, 4.0, 8192)});
   // flags override the preset's fields
-  r = run_args({"--base", "1e6", "freqs", "--preset", "llama-3.1-8b", "--factor", "4"});
+  r = run_cli({"--base", "1e6", "freqs", "--preset", "llama-3.1-8b", "--factor", "4"});
   REQUIRE(r.status == 0);
   check_freqs_json(r.out, rope_config{128, 128, 1e6, rope_layout::half,
                                       posenc::scaling::llama3(4.0, 1.0, 4.0, 8192)});
@@ -324,16 +315,16 @@ TEST_CASE("presets through --preset", "[run][presets]") {
                                                         {"deepseek_v2.json", "deepseek-v2-lite"}}) {
     INFO(file);
     const std::string path = std::string(POSENC_TOOLS_DATA) + "/" + file;
-    const result f1 = run_args({"freqs", "--hf-config", path});
-    const result f2 = run_args({"freqs", "--preset", preset});
+    const result f1 = run_cli({"freqs", "--hf-config", path});
+    const result f2 = run_cli({"freqs", "--preset", preset});
     REQUIRE(f1.status == 0);
     CHECK(f1.out == f2.out);
-    const result t1 = run_args({"table", "--hf-config", path, "--positions", "0:9"});
-    const result t2 = run_args({"table", "--preset", preset, "--positions", "0:9"});
+    const result t1 = run_cli({"table", "--hf-config", path, "--positions", "0:9"});
+    const result t2 = run_cli({"table", "--preset", preset, "--positions", "0:9"});
     REQUIRE(t1.status == 0);
     CHECK(t1.out == t2.out);
   }
-  r = run_args({"freqs", "--preset", "no-such-model"});
+  r = run_cli({"freqs", "--preset", "no-such-model"});
   CHECK(r.status == exit_usage);
   CHECK(r.err.starts_with("posenc: unknown preset 'no-such-model'; known presets: "));
 }

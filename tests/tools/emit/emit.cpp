@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "cli/run.hpp"
+#include "run_cli.hpp"
 #include "spawn.hpp"
 
 namespace k = posenc::kernels;
@@ -41,18 +42,8 @@ std::string env(const char* name) {
   return v == nullptr ? std::string() : std::string(v);
 }
 
-struct result {
-  int status;
-  std::string out;
-  std::string err;
-};
-
-result run_args(const std::vector<std::string>& a) {
-  const std::vector<std::string_view> args(a.begin(), a.end());
-  std::ostringstream out, err;
-  const int status = posenc::cli::run(args, out, err);
-  return {status, out.str(), err.str()};
-}
+using posenc_test::run_cli;
+using result = posenc_test::cli_result;
 
 // xorshift32 (Marsaglia 2003): exact floats (x >> 8) 2^-23 - 1 in [-1, 1).
 struct xorshift32 {
@@ -153,7 +144,7 @@ void check_case(const emit_case& ec) {
                                 "--table",
                                 ec.simd ? "simd" : "compact"};
   args.insert(args.end(), ec.config.begin(), ec.config.end());
-  const result r = run_args(args);
+  const result r = run_cli(args);
   INFO("emit stderr: " << r.err);
   REQUIRE(r.status == 0);
 
@@ -334,8 +325,8 @@ TEST_CASE("tools/emit: negative control, contraction changes the bits", "[emit]"
     WARN("not GCC with FMA: negative control skipped");
     return;
   }
-  const result r = run_args({"emit", "--lang", "c", "--max-pos", std::to_string(kMaxPos), "--name",
-                             "emt", "--head-dim", "64"});
+  const result r = run_cli({"emit", "--lang", "c", "--max-pos", std::to_string(kMaxPos), "--name",
+                            "emt", "--head-dim", "64"});
   REQUIRE(r.status == 0);
   std::string h = r.out;
   const std::string guard = "__attribute__((optimize(\"fp-contract=off\")))";
@@ -369,7 +360,7 @@ TEST_CASE("tools/emit: negative control, contraction changes the bits", "[emit]"
 
 TEST_CASE("tools/emit: errors", "[emit]") {
   // max_pos x rotary_dim above 2^21.
-  const result big = run_args({"emit", "--lang", "c", "--head-dim", "128", "--max-pos", "16385"});
+  const result big = run_cli({"emit", "--lang", "c", "--head-dim", "128", "--max-pos", "16385"});
   CHECK(big.status == 1);
   CHECK(big.out.empty());
   CHECK(big.err ==
@@ -379,26 +370,26 @@ TEST_CASE("tools/emit: errors", "[emit]") {
   for (const char* name : {"9lives", "a-b", "__x", "_Up", ""}) {
     INFO("name '" << name << "'");
     const result r =
-        run_args({"emit", "--lang", "c", "--head-dim", "8", "--max-pos", "2", "--name", name});
+        run_cli({"emit", "--lang", "c", "--head-dim", "8", "--max-pos", "2", "--name", name});
     CHECK(r.status == 2);
     CHECK(r.out.empty());
     CHECK(r.err.starts_with("posenc: --name needs a C identifier"));
   }
   const result kw =
-      run_args({"emit", "--lang", "cpp", "--head-dim", "8", "--max-pos", "2", "--name", "class"});
+      run_cli({"emit", "--lang", "cpp", "--head-dim", "8", "--max-pos", "2", "--name", "class"});
   CHECK(kw.status == 2);
   const result kw_c =
-      run_args({"emit", "--lang", "c", "--head-dim", "8", "--max-pos", "2", "--name", "class"});
+      run_cli({"emit", "--lang", "c", "--head-dim", "8", "--max-pos", "2", "--name", "class"});
   CHECK(kw_c.status == 0);  // a C prefix "class_" is fine
-  const result no_lang = run_args({"emit", "--head-dim", "8", "--max-pos", "2"});
+  const result no_lang = run_cli({"emit", "--head-dim", "8", "--max-pos", "2"});
   CHECK(no_lang.status == 2);
   CHECK(no_lang.err == "posenc: emit needs --lang c|cpp\n");
-  const result no_max = run_args({"emit", "--lang", "c", "--head-dim", "8"});
+  const result no_max = run_cli({"emit", "--lang", "c", "--head-dim", "8"});
   CHECK(no_max.status == 2);
   CHECK(no_max.err == "posenc: emit needs --max-pos N\n");
-  const result zero = run_args({"emit", "--lang", "c", "--head-dim", "8", "--max-pos", "0"});
+  const result zero = run_cli({"emit", "--lang", "c", "--head-dim", "8", "--max-pos", "0"});
   CHECK(zero.status == 2);
-  const result lang_elsewhere = run_args({"freqs", "--lang", "c", "--head-dim", "8"});
+  const result lang_elsewhere = run_cli({"freqs", "--lang", "c", "--head-dim", "8"});
   CHECK(lang_elsewhere.status == 2);
   CHECK(lang_elsewhere.err ==
         "posenc: --lang, --max-pos, --table and --name are for the emit command\n");
