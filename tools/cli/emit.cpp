@@ -25,7 +25,12 @@ namespace {
 
 std::string list_text(std::span<const double> v) {
   std::string s;
-  for (std::size_t k = 0; k < v.size(); ++k) s += (k == 0 ? "" : ",") + format_double(v[k]);
+  // Appended piece by piece: `const char* + std::string&&` makes GCC 12 at -O3 report a
+  // -Wrestrict false positive inside basic_string::insert (GCC PR 105329).
+  for (std::size_t k = 0; k < v.size(); ++k) {
+    if (k != 0) s += ',';
+    s += format_double(v[k]);
+  }
   return s;
 }
 

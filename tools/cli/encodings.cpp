@@ -104,8 +104,12 @@ void write_alibi(std::ostream& out, const alibi_result& r, output_format f) {
       for (std::size_t h = 0; h < H && L > 0; ++h) {
         s += "\nbias of head " + std::to_string(h) + " (rows: queries, columns: keys)\n";
         for (std::size_t i = 0; i < L; ++i) {
-          for (std::size_t j = 0; j < L; ++j)
-            s += (j ? " " : "") + pad_left(format_float(r.bias[h * L * L + i * L + j]), 15);
+          for (std::size_t j = 0; j < L; ++j) {
+            // Not `(j ? " " : "") + pad_left(...)`: GCC 12 -O3 -Wrestrict false positive
+            // (GCC PR 105329).
+            if (j != 0) s += ' ';
+            s += pad_left(format_float(r.bias[h * L * L + i * L + j]), 15);
+          }
           s += "\n";
         }
         out << s;
