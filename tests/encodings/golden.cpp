@@ -1,4 +1,4 @@
-// Interop with ../shared/golden (see its README):
+// Interop with the reference numbers in tests/golden (README.md there):
 // - alibi_slopes.json: get_slopes of the paper's reference code for 1..16 heads. Our reference
 //   slopes must equal its float64 values and its float32 column bit for bit.
 // - sinusoidal.json, fairseq: get_embedding(64, 128) computed by torch in float32. fairseq forms
@@ -18,18 +18,19 @@
 //   allow 4 ulp (4 * 2^-53 for |v| < 1), plus our rounding (2^-54):
 //   |ours - numpy| <= p w_k (9.22 x + 2.5) 2^-53 + 4 * 2^-53 + 2^-54.
 //
-// usage: test_encodings_golden GOLDEN_DIR   (exit 77 = skipped: no golden directory)
+// usage: test_encodings_golden GOLDEN_DIR   (a missing or unreadable file fails, naming the file)
 #include <posenc/tables/alibi.hpp>
 #include <posenc/tables/sinusoidal.hpp>
 
 #include <nlohmann/json.hpp>
+
+#include "golden/golden.hpp"
 
 #include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -151,10 +152,6 @@ void check_paper(const json& g) {
       bitwise, P * d, max_dev, max_ratio);
 }
 
-json load(const std::filesystem::path& f) {
-  std::ifstream in(f);
-  return json::parse(in);
-}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -163,17 +160,18 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::filesystem::path dir(argv[1]);
-  if (!std::filesystem::is_directory(dir)) {
-    std::printf("SKIP: no golden directory %s\n", dir.c_str());
-    return 77;
+  // Each file on its own: a damaged sinusoidal.json must not hide the ALiBi comparison.
+  try {
+    check_alibi(posenc_test::golden::parse_file(dir / "alibi_slopes.json"));
+  } catch (const std::exception& e) {
+    fail(std::string("alibi: ") + e.what());
   }
   try {
-    check_alibi(load(dir / "alibi_slopes.json"));
-    const json s = load(dir / "sinusoidal.json");
+    const json s = posenc_test::golden::parse_file(dir / "sinusoidal.json");
     check_fairseq(s);
     check_paper(s);
   } catch (const std::exception& e) {
-    fail(std::string("reading the golden files: ") + e.what());
+    fail(std::string("sinusoidal: ") + e.what());
   }
   if (failures > 0) std::printf("%d failures\n", failures);
   return failures == 0 ? 0 : 1;

@@ -1,8 +1,8 @@
 // posenc/frequencies/rope.hpp and posenc/spec/validate.hpp:
 //   [golden]      HF transformers' own inv_freq (float32) and attention_factor for the cases of
-//                 ../shared/golden/hf_rope_params.json: within 6 ulp (YaRN: max(6, factor/2) ulp)
-//                 and 1e-12 relative. The directory comes from POSENC_GOLDEN_DIR; without the file
-//                 (or without nlohmann_json) the test exits 77 (skipped).
+//                 tests/golden/hf_rope_params.json: within 6 ulp (YaRN: max(6, factor/2) ulp)
+//                 and 1e-12 relative (tests/golden/README.md derives the bounds). The directory
+//                 comes from POSENC_GOLDEN_DIR; a missing or unreadable file fails the test.
 //   [exact]       inv_freq<float> is the correctly rounded float of the exact value of each
 //                 scaling's formula (MPFR, 256 bits, the discrete branches of YaRN's truncation and
 //                 llama3's bands decided in MPFR too), inv_freq<double> within 0.5 ulp (plus the
@@ -26,7 +26,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -36,6 +35,8 @@
 
 #if POSENC_TEST_HAVE_JSON
 #include <nlohmann/json.hpp>
+
+#include "golden/golden.hpp"
 #endif
 
 #include "compile_fail/broken_specs.hpp"
@@ -51,6 +52,8 @@ using posenc::rope_layout;
 using posenc::scaling_type;
 using namespace posenc_test;
 
+// ---- [golden] HF transformers -----------------------------------------------------------------
+#if POSENC_TEST_HAVE_JSON
 namespace {
 
 // |a - b| in float ulps (both finite and of the same sign; the distance between bit patterns).
@@ -59,12 +62,6 @@ std::uint32_t float_ulps(float a, float b) {
   const auto y = std::bit_cast<std::uint32_t>(b);
   return x > y ? x - y : y - x;
 }
-
-}  // namespace
-
-// ---- [golden] HF transformers -----------------------------------------------------------------
-#if POSENC_TEST_HAVE_JSON
-namespace {
 
 using json = nlohmann::json;
 
@@ -131,18 +128,11 @@ GoldenConfig golden_config(const json& cs) {
 #endif
 
 TEST_CASE("golden: HF transformers inv_freq (float32) and attention_factor", "[golden]") {
-  const char* dir = std::getenv("POSENC_GOLDEN_DIR");
-  const std::string path = std::string(dir != nullptr ? dir : "") + "/hf_rope_params.json";
-  std::ifstream in(path);
-  if (dir == nullptr || !in) {
-    std::cout << "golden: " << path << " not found; skipped\n" << std::flush;
-    std::exit(77);
-  }
 #if !POSENC_TEST_HAVE_JSON
-  std::cout << "golden: built without nlohmann_json; skipped\n" << std::flush;
-  std::exit(77);
+  // meson registers frequencies/golden only when nlohmann_json is found.
+  FAIL("built without nlohmann_json: the golden data cannot be read");
 #else
-  const json doc = json::parse(in);
+  const json doc = posenc_test::golden::load("hf_rope_params.json");
   const json& cases = doc.at("cases");
   REQUIRE(!cases.empty());
   for (const json& cs : cases) {

@@ -44,6 +44,7 @@
 
 #include "cli/accuracy.hpp"
 #include "cli/run.hpp"
+#include "golden/golden.hpp"
 #include "run_cli.hpp"
 #include "support/mpfr_ref.hpp"
 
@@ -312,21 +313,14 @@ TEST_CASE("tools/accuracy: --svg writes the sweep", "[accuracy]") {
   CHECK(std::is_sorted(sweep.begin(), sweep.end()));
 }
 
-TEST_CASE("tools/accuracy: the ggml column against ggml's own cos/sin (golden)", "[accuracy]") {
-  // ../shared/golden/ggml_rope_norm_b1e4_d128_angles.json holds the float32 cos and sin that
+TEST_CASE("tools/accuracy: the ggml column against ggml's own cos/sin (golden)",
+          "[accuracy][golden]") {
+  // tests/golden/ggml_rope_norm_b1e4_d128_angles.json holds the float32 cos and sin that
   // ggml_rope_ext (NORM, base 1e4, 128 dims, CPU) used at 16 positions up to 10^6. Their max
   // error against exact (MPFR) is the quantity the tool's ggml column emulates with correctly
   // rounded powf/cosf/sinf; glibc's cosf and sinf are within 1 ulp (<= 2^-24 for |v| <= 1) of
   // those, so the two maxima differ by at most 2^-24, given the same float angles.
-  const char* dir = std::getenv("POSENC_GOLDEN_DIR");
-  const std::filesystem::path file =
-      std::filesystem::path(dir == nullptr ? "" : dir) / "ggml_rope_norm_b1e4_d128_angles.json";
-  if (dir == nullptr || !std::filesystem::exists(file)) {
-    WARN("no golden file " << file << "; skipped");
-    return;
-  }
-  std::ifstream in(file);
-  const nlohmann::json g = nlohmann::json::parse(in);
+  const nlohmann::json g = posenc_test::golden::load("ggml_rope_norm_b1e4_d128_angles.json");
   const std::vector<std::uint64_t> positions = g.at("positions").get<std::vector<std::uint64_t>>();
   const posenc::cli::resolved_config rc =
       config_of({"--head-dim", "128", "--layout", "interleaved"});
@@ -352,18 +346,10 @@ TEST_CASE("tools/accuracy: the ggml column against ggml's own cos/sin (golden)",
   CHECK(compared == 16);
 }
 
-TEST_CASE("tools/accuracy: HF's float32 inv_freq bit for bit (golden)", "[accuracy]") {
-  // ../shared/golden/hf_rope_params.json: inv_freq as HF transformers computes it (torch 1.13,
+TEST_CASE("tools/accuracy: HF's float32 inv_freq bit for bit (golden)", "[accuracy][golden]") {
+  // tests/golden/hf_rope_params.json: inv_freq as HF transformers computes it (torch 1.13,
   // CPU), for the scalings whose float32 arithmetic hf_inv_freq32 reproduces.
-  const char* dir = std::getenv("POSENC_GOLDEN_DIR");
-  const std::filesystem::path file =
-      std::filesystem::path(dir == nullptr ? "" : dir) / "hf_rope_params.json";
-  if (dir == nullptr || !std::filesystem::exists(file)) {
-    WARN("no golden file " << file << "; skipped");
-    return;
-  }
-  std::ifstream in(file);
-  const nlohmann::json g = nlohmann::json::parse(in);
+  const nlohmann::json g = posenc_test::golden::load("hf_rope_params.json");
   const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
       {"default_hd128_base10000", {"--head-dim", "128"}},
       {"default_hd64_base500000", {"--head-dim", "64", "--base", "500000"}},

@@ -1,10 +1,10 @@
 // Interop: `posenc apply` against HF transformers' Llama apply_rotary_pos_emb
-// (shared/golden/hf_apply_rotary.json: q and k [batch 1, heads 2, tokens 8, head_dim 128],
+// (tests/golden/hf_apply_rotary.json: q and k [batch 1, heads 2, tokens 8, head_dim 128],
 // positions 0, 1, 2, 3, 100, 4095, 4096, 65535, base 10000, half-split layout, float32).
 //
 // HF holds the angle as one float32 product fl32(p * inv_freq_hf) with inv_freq_hf within 1 ulp
-// of base^(-2i/128) (golden/README.md); we use the exact angle a = p * theta_i. So per pair the
-// angle differs by at most |a| (2^-23 + 2^-24) = 3 |a| 2^-24. cos and sin are Lipschitz-1 and
+// of base^(-2i/128) (tests/golden/README.md); we use the exact angle a = p * theta_i. So per pair
+// the angle differs by at most |a| (2^-23 + 2^-24) = 3 |a| 2^-24. cos and sin are Lipschitz-1 and
 // each side rounds them with at most 1 ulp (HF, measured in the golden file) and 0.5 ulp (ours),
 // i.e. at most 1.5 * 2^-24 absolute for values in [-1, 1]. The output y_a = x_a c - x_b s is then
 // computed by both in float32 with at most three roundings each (two products, one add; fused or
@@ -12,7 +12,8 @@
 //   |y_ours - y_hf| <= M * (3 |a| + 1.5 + 6) * 2^-24 = M * (3 |a| + 7.5) * 2^-24.
 // At p = 65535, i = 0 the angle term is 3 * 65535 * 2^-24 = 0.0117: HF's error, not ours.
 //
-// usage: test_tools_apply_golden POSENC_BINARY GOLDEN_JSON SCRATCH_DIR (77 = skipped: no file)
+// usage: test_tools_apply_golden POSENC_BINARY GOLDEN_JSON SCRATCH_DIR (a missing or unreadable
+// GOLDEN_JSON fails the test)
 #include <nlohmann/json.hpp>
 
 #include <charconv>
@@ -23,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "golden/golden.hpp"
 #include "spawn.hpp"
 
 using json = nlohmann::json;
@@ -109,12 +111,13 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s POSENC_BINARY GOLDEN_JSON SCRATCH_DIR\n", argv[0]);
     return 2;
   }
-  std::ifstream in(argv[2]);
-  if (!in) {
-    std::printf("SKIP: %s not found\n", argv[2]);
-    return 77;
+  json golden;
+  try {
+    golden = posenc_test::golden::parse_file(argv[2]);
+  } catch (const std::exception& e) {
+    std::printf("FAIL %s\n", e.what());
+    return 1;
   }
-  const json golden = json::parse(in);
   check("q", golden, argv[1], argv[3]);
   check("k", golden, argv[1], argv[3]);
   std::printf("%d failure(s)\n", failures);

@@ -1,11 +1,11 @@
 // Interop: `posenc freqs` against HF transformers' own inv_freq and attention_factor
-// (shared/golden/hf_rope_params.json). Each golden case's config attributes are written as a
+// (tests/golden/hf_rope_params.json). Each golden case's config attributes are written as a
 // config.json and read back with --hf-config; the default case is also run with explicit flags.
-// Tolerances from shared/golden/README.md: 6 ulp of float32 for inv_freq (HF computes it in
+// Tolerances from tests/golden/README.md: 6 ulp of float32 for inv_freq (HF computes it in
 // float32; we round the exact value once), 1e-12 relative for the attention factor.
 //
-// usage: test_tools_golden POSENC_BINARY GOLDEN_JSON SCRATCH_DIR  (exit 77 = skipped: no golden
-// file)
+// usage: test_tools_golden POSENC_BINARY GOLDEN_JSON SCRATCH_DIR  (a missing or unreadable
+// GOLDEN_JSON fails the test)
 #include <nlohmann/json.hpp>
 
 #include <bit>
@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "golden/golden.hpp"
 #include "spawn.hpp"
 
 using json = nlohmann::json;
@@ -69,12 +70,13 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string binary = argv[1];
-  std::ifstream in(argv[2]);
-  if (!in) {
-    std::printf("SKIP: %s not found\n", argv[2]);
-    return 77;
+  json golden;
+  try {
+    golden = posenc_test::golden::parse_file(argv[2]);
+  } catch (const std::exception& e) {
+    std::printf("FAIL %s\n", e.what());
+    return 1;
   }
-  const json golden = json::parse(in);
   bool saw_default = false;
   for (const json& c : golden.at("cases")) {
     const std::string id = c.at("id").get<std::string>();

@@ -41,8 +41,8 @@ namespace posenc::cli {
 
 // HF's float32 inv_freq of pair i: for scaling none, linear and llama3 torch's float32 sequence
 // of operations (modeling_rope_utils.py) with a correctly rounded powf (which reproduces the
-// bits of ../shared/golden/hf_rope_params.json); for the other scalings inv_freq_dd rounded
-// once to float (HF's own is within a few ulps of it, golden/README.md).
+// bits of tests/golden/hf_rope_params.json); for the other scalings inv_freq_dd rounded
+// once to float (HF's own is within a few ulps of it, tests/golden/README.md).
 bool hf_inv_freq_emulated(scaling_type t);
 float hf_inv_freq32(const rope_config& c, std::uint32_t i, std::uint64_t seq_len);
 

@@ -1,4 +1,4 @@
-// Interop of the RoPE kernels with the reference numbers in ../shared/golden (README there):
+// Interop of the RoPE kernels with the reference numbers in tests/golden (README.md there):
 //
 // [hf]   HF transformers' Llama RoPE (hf_apply_rotary.json: LlamaRotaryEmbedding.forward,
 //        rotate_half, apply_rotary_pos_emb; q, k [batch 1, heads 2, seq 8, dim 128], half layout,
@@ -23,8 +23,8 @@
 //        against the exact angles of the _angles file (long double p base^(-2i/d), parsed as long
 //        double; checked against MPFR's own angle first) within B_ours and within 5e-7; ggml's
 //        error is printed, and ours is below it where ggml's exceeds our bound.
-// The directory comes from POSENC_GOLDEN_DIR; without the files (or without nlohmann_json) the
-// test exits 77 (meson: skipped).
+// The directory comes from POSENC_GOLDEN_DIR; a missing or unreadable file fails the test, naming
+// the file. meson registers these tests only when nlohmann_json is found.
 #include <posenc/frequencies/rope.hpp>
 #include <posenc/kernels/rope.hpp>
 #include <posenc/kernels/rope_reference.hpp>
@@ -40,14 +40,14 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <iostream>
 #include <map>
 #include <string>
 #include <vector>
 
 #if POSENC_TEST_HAVE_JSON
 #include <nlohmann/json.hpp>
+
+#include "golden/golden.hpp"
 #endif
 
 #include "common.hpp"
@@ -57,6 +57,14 @@ using namespace posenc_test;
 using namespace posenc_test::kacc;
 using posenc::rope_config;
 using posenc::rope_layout;
+
+#if !POSENC_TEST_HAVE_JSON
+
+TEST_CASE("kernels/golden: needs nlohmann_json", "[golden][hf][ggml]") {
+  FAIL("built without nlohmann_json: the golden data cannot be read");
+}
+
+#else
 
 namespace {
 
@@ -72,29 +80,6 @@ double ulp32(float v) {
   if (a < 0x1p-126f) return 0x1p-149;
   return std::ldexp(1.0, std::ilogb(a) - 23);
 }
-
-std::string golden_path(const char* file) {
-  const char* dir = std::getenv("POSENC_GOLDEN_DIR");
-  const std::string path = std::string(dir != nullptr ? dir : "../shared/golden") + "/" + file;
-  if (!std::ifstream(path)) {
-    std::cout << "golden: " << path << " not found; skipped\n" << std::flush;
-    std::exit(77);
-  }
-  return path;
-}
-
-}  // namespace
-
-#if !POSENC_TEST_HAVE_JSON
-
-TEST_CASE("kernels/golden: needs nlohmann_json", "[golden][hf][ggml]") {
-  std::cout << "golden: built without nlohmann_json; skipped\n" << std::flush;
-  std::exit(77);
-}
-
-#else
-
-namespace {
 
 using json = nlohmann::json;
 // Numbers parsed as long double (the _angles file prints long double angles with 21 digits).
@@ -115,8 +100,7 @@ std::vector<float> hex_array(const json& a) {
 }  // namespace
 
 TEST_CASE("kernels/golden: HF transformers apply_rotary_pos_emb", "[golden][hf]") {
-  std::ifstream f(golden_path("hf_apply_rotary.json"));
-  const json g = json::parse(f);
+  const json g = posenc_test::golden::load("hf_apply_rotary.json");
   const json& par = g.at("parameters");
   REQUIRE(par.at("head_dim").get<int>() == 128);
   REQUIRE(par.at("num_heads").get<int>() == 2);
@@ -312,10 +296,8 @@ TEST_CASE("kernels/golden: HF transformers apply_rotary_pos_emb", "[golden][hf]"
 }
 
 TEST_CASE("kernels/golden: ggml ggml_rope_ext NORM (interleaved)", "[golden][ggml]") {
-  std::ifstream f(golden_path("ggml_rope_norm_b1e4_d128.json"));
-  const json g = json::parse(f);
-  std::ifstream fa(golden_path("ggml_rope_norm_b1e4_d128_angles.json"));
-  const json_ld ga = json_ld::parse(fa);
+  const json g = posenc_test::golden::load("ggml_rope_norm_b1e4_d128.json");
+  const json_ld ga = posenc_test::golden::load<json_ld>("ggml_rope_norm_b1e4_d128_angles.json");
   const json& par = g.at("params");
   REQUIRE(par.at("mode").get<int>() == 0);
   REQUIRE(par.at("head_dim").get<int>() == 128);
