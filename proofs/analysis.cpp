@@ -1,6 +1,6 @@
 // Compile-time proofs of posenc/analysis/{dials,ramp,check}.hpp on presets: building this
 // translation unit is the proof.
-// - Dials of llama-3.1-8b over its original context of 8192 tokens (reference/formulas.md §2
+// - Dials of llama-3.1-8b over its original context of 8192 tokens (docs/formulas.md §2
 //   "llama3": pairs 0..28 unchanged, 35..63 divided by the factor 8): the fast band keeps its
 //   default dials, every pair of the slow band turns 8 times slower and completes no turn.
 // - The slowest wavelength of d = 128, base 10^4 lies below its limit 2 pi base = 62831.85 tokens

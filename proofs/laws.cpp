@@ -5,7 +5,7 @@
 // Rotation laws (orthogonality, norm preservation, relative-only dependence in both forms) on
 // compile-time float tables of fixed configurations (head_dim 8..96, both layouts, partial rotary,
 // the scalings) and of every preset of spec/presets.hpp (head_dim 64..256); at large positions with
-// float and double entries. Decay statements of reference/formulas.md §8 for d = 128, base 10^4
+// float and double entries. Decay statements of docs/formulas.md §8 for d = 128, base 10^4
 // (the RoFormer figure). Each law next to a counter-example on which the same check fails.
 //
 // Cost: Clang's constant evaluator caches no calls and is ~2.5x slower than GCC's, so the tables
@@ -235,7 +235,7 @@ static_assert(pa::orthogonality(pa::rope_rotation<float>{c16}, 16777215) >
                   pa::orthogonality_tolerance<double>(),
               "counter-example: float entries exceed the double orthogonality tolerance");
 
-// ---- decay (reference/formulas.md §8): d = 128, base 10^4 ------------------------------------
+// ---- decay (docs/formulas.md §8): d = 128, base 10^4 ------------------------------------
 // f(r) for r in [0, 64], computed once; every statement below reads it.
 constexpr rope_config d128{128, 128, 10000.0, rope_layout::half};
 constexpr auto f = pa::sample_decay<65>(pa::thetas_of<64>(d128));

@@ -173,7 +173,7 @@ bool has_target(strategy s) {
          s == strategy::runtime_table_expanded;
 }
 
-// ggml's CPU way (ggml-cpu/ops.cpp, ggml_rope_cache_init; reference/formulas.md §3): a float
+// ggml's CPU way (ggml-cpu/ops.cpp, ggml_rope_cache_init; docs/formulas.md §3): a float
 // angle, multiplied by theta_scale = powf(base, -2/n_dims) from pair to pair, and cosf/sinf of it.
 // Written here from that description: one token's compact row into caller (stack) storage.
 inline void ggml_style_row(std::uint64_t p, float theta_scale, float* c, float* s) {

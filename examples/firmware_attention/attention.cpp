@@ -90,7 +90,7 @@ static_assert(rotation_laws(),
               "orthogonality, norm preservation and relative-only dependence of the model's "
               "compile-time float table (tolerances: posenc/analysis/laws.hpp)");
 
-// Decay (RoFormer §3.4.3; reference/formulas.md §8): the bound f(r) stays below f(0) at every
+// Decay (RoFormer §3.4.3; docs/formulas.md §8): the bound f(r) stays below f(0) at every
 // distance the context holds. f is not monotone, so that is the statement proven here.
 static_assert(pa::decay_below_origin(pa::thetas_of<pairs>(config), context - 1) <
                   -pa::decay_tolerance(pairs),

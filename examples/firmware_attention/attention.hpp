@@ -2,7 +2,7 @@
 // d_model 256, context 256, projections W_q, W_k, W_v (the output is the heads' concatenated
 // attention outputs: an output projection is one more matrix product, with nothing to say about
 // the encoding), RoPE with half-split pairs (i, i + 32), the layout of HF Llama's
-// rotate_half and GPT-NeoX (reference/formulas.md §1), base 10000. The cos/sin cache is a
+// rotate_half and GPT-NeoX (docs/formulas.md §1), base 10000. The cos/sin cache is a
 // compile-time constant in .rodata (attention.cpp), checked there by static_asserts of the laws.
 //
 // This header is shared by the kernel translation unit (attention.cpp, freestanding: no heap, no
@@ -54,8 +54,8 @@ constexpr std::uint32_t hash32(std::uint32_t x) {
 // <= 2^22 * 2^-17 < 2^24 * 2^-17: exact in float. So q, k and v are exact, and what the host
 // measures is the error of the rotation, the scores and the softmax alone.
 // Weights are generated rather than stored to keep the example's flash small and its compile
-// short (a constexpr table costs ~10 us of constant evaluation per element, reference/
-// toolchain.md §4); a real model would hold them as `static constexpr` arrays beside the tables.
+// short (a constexpr table costs ~10 us of constant evaluation per element,
+// docs/compile-time.md); a real model would hold them as `static constexpr` arrays beside the tables.
 constexpr float weight(matrix m, std::uint32_t row, std::uint32_t col) {
   const std::uint32_t index = (static_cast<std::uint32_t>(m) * d_model + row) * d_model + col;
   const auto v = static_cast<std::int32_t>(hash32(index ^ 0x9E3779B9u) >> 24) - 128;

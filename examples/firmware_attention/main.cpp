@@ -95,7 +95,7 @@ void project(const std::vector<double>& w, const float* x, vb* out) {
   }
 }
 
-// The channels of pair i in a layout (reference/formulas.md §1).
+// The channels of pair i in a layout (docs/formulas.md §1).
 struct pair_channels {
   std::uint32_t a, b;
 };

@@ -2,7 +2,7 @@
 // - The limits are the error bounds of laws.hpp, recomputed here from their formulas (entries in
 //   double: eps = 2^-52 (1 + 2^-40), u = 2^-53).
 // - Configurations where the laws hold pass every law; the counter-examples of
-//   reference/formulas.md §8 fail the law they break and only that one: one pair (f(r) = f(0) = 1
+//   docs/formulas.md §8 fail the law they break and only that one: one pair (f(r) = f(0) = 1
 //   for every r), two equal frequencies (longrope factors that make theta_1 == theta_0, so
 //   f(r) = f(0) = 3/2), and the dyadic means of d = 128, base 10^4 checked past k = 13 (published:
 //   M_14 = 4.700 > M_13 = 4.659).

@@ -1,6 +1,6 @@
 // Exact values for the analysis tests, in MPFR at tests/support's working precision (256 bits):
 // the frequencies theta_i = base^(-2i/R), 2 pi, and the RoFormer decay bound f(r). Nothing here
-// calls posenc; the formulas are those of reference/formulas.md §1, §2 and §8.
+// calls posenc; the formulas are those of docs/formulas.md §1, §2 and §8.
 #pragma once
 
 #include <mpfr.h>

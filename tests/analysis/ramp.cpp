@@ -1,4 +1,4 @@
-// posenc/analysis/ramp.hpp against exact math and published numbers (reference/formulas.md §2):
+// posenc/analysis/ramp.hpp against exact math and published numbers (docs/formulas.md §2):
 // - YaRN: HF's worked correction ranges (d = 128, base 10^4, L = 4096: (20, 46) truncated; gpt-oss
 //   d = 64, base 150000, L = 4096: 8.092779 / 17.398025 kept as floats), the ramp of every pair
 //   against HF's formula evaluated in MPFR, and its convention: 0 for pairs at or below low

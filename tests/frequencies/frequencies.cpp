@@ -229,7 +229,7 @@ void yarn_ramp(Mpfr& ramp, const rope_config& c, std::uint32_t i, bool& near_dis
   if (mpfr_cmp_ui(ramp, 1) > 0) mpfr_set_ui(ramp, 1, MPFR_RNDN);
 }
 
-// The exact theta_i of the config (each scaling's formula, reference/formulas.md §2).
+// The exact theta_i of the config (each scaling's formula, docs/formulas.md §2).
 void exact_inv_freq(Mpfr& out, const RandomRope& r, std::uint32_t i, bool& near_discrete) {
   const rope_config& c = r.config;
   const posenc::rope_scaling& s = c.scaling;

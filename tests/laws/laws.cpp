@@ -8,7 +8,7 @@
 // m + s < 2^32); vectors q, k, x uniform in [-1, 1)^head_dim; cos/sin entries rounded to float
 // and to double. Cases per law: POSENC_LAW_CASES (default 200).
 //
-// Decay (reference/formulas.md §8): the statements that are true for d = 128, base 10^4, checked
+// Decay (docs/formulas.md §8): the statements that are true for d = 128, base 10^4, checked
 // over r <= 65536 with the numbers quoted there; the false ones shown false; f(r) < f(0) on
 // random configurations; the evaluation itself against MPFR.
 #include <posenc/analysis.hpp>
@@ -195,7 +195,7 @@ struct absolute_rotation {
   pair_t pair(std::uint32_t i) const { return {(*thetas)[i]}; }
 };
 
-// An engine-style table (HF LlamaRotaryEmbedding, reference/formulas.md §2): the angle is one
+// An engine-style table (HF LlamaRotaryEmbedding, docs/formulas.md §2): the angle is one
 // float32 product fl32(fl32(m) * inv_freq_f32), then cos/sin of that float angle (here exactly,
 // rounded to float). The angle's rounding error grows with m.
 struct float_angle_rotation {

@@ -68,7 +68,7 @@ struct published {
   std::uint32_t rotary_dim;      // 0: absent
   double partial_rotary_factor;  // 1: absent
   double rope_theta;
-  rope_layout layout;    // HF checkpoint's pairing (reference/formulas.md section 1)
+  rope_layout layout;    // HF checkpoint's pairing (docs/formulas.md section 1)
   scaling_type scaling;  // rope_scaling.rope_type / .type
   double factor;         // rope_scaling.factor (1: absent)
   double low_freq_factor, high_freq_factor;

@@ -43,7 +43,7 @@ constexpr double kOrthoTol = 4.5 * u;
 constexpr double kShiftTol = 5.5 * u;
 constexpr double kFloatBlockTol = 0x1p-23 + 0x1p-47;
 
-// The pair index and partner of channel k < R, restated from reference/formulas.md §1.
+// The pair index and partner of channel k < R, restated from docs/formulas.md §1.
 std::size_t pair_of(const rope_config& c, std::size_t k) {
   return c.layout == rope_layout::interleaved ? k / 2 : k % (c.rotary_dim / 2);
 }

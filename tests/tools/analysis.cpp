@@ -1,7 +1,7 @@
 // `posenc decay|dials|ramp|check` in-process (run()): every argument error is one line on stderr,
 // nothing on stdout, exit 2 (usage) or 1 (configuration); decay's CSV has its header and one row
 // per distance, with the bound against MPFR's f(r) and the published values of
-// reference/formulas.md §8; dials' JSON against MPFR; ramp's llama3 bands as published; check's
+// docs/formulas.md §8; dials' JSON against MPFR; ramp's llama3 bands as published; check's
 // exit status (0 all laws hold, 3 a law fails).
 //
 // Tolerances: decay's f(r) comes from for_each_decay_bound, within decay_error(n) of exact

@@ -1,4 +1,4 @@
-// Reading a Hugging Face transformers config.json into a config_draft (reference/formulas.md §2):
+// Reading a Hugging Face transformers config.json into a config_draft (docs/formulas.md §2):
 //   base          rope_parameters.rope_theta, else rope_theta, else rotary_emb_base (GPT-NeoX);
 //                 unset means HF's default 10000
 //   head_dim      qk_rope_head_dim (DeepSeek), else head_dim, else hidden_size /

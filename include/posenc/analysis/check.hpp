@@ -19,7 +19,7 @@
 // norm-dependent limits differ per sample; the sample reported is the one with the largest
 // worst / limit, i.e. the one that decides pass or fail.
 //
-// What is true of the decay bound f (reference/formulas.md §8): f(r) < f(0) for all r >= 1 when
+// What is true of the decay bound f (docs/formulas.md §8): f(r) < f(0) for all r >= 1 when
 // the pairs have at least two distinct frequencies (false for n = 1 and equal frequencies); the
 // dyadic means M_k = mean of f over [2^k, 2^(k+1)) decrease only up to a configuration-dependent
 // distance (for d = 128, base 10^4: up to r < 2^14, then they level off near 4.7), so the distance

@@ -6,7 +6,7 @@
 //   f(r) = (1/n) sum_{j=1}^{n} |S_j|,   S_j = sum_{k=0}^{j-1} e^{i r theta_k},   n = R/2 pairs
 //
 // (n = d/2 in the paper, whose theta_k = 10000^(-2k/d)). f(0) = (n + 1)/2 exactly. What is and is
-// not true about f is in reference/formulas.md §8 and docs/laws.md; in short: f(r) < f(0) for every
+// not true about f is in docs/formulas.md §8 and docs/laws.md; in short: f(r) < f(0) for every
 // r >= 1 when n >= 2, but f is NOT monotone, its windowed maxima do not decay, and it does not tend
 // to 0. The statements themselves are laws in analysis/laws.hpp.
 //

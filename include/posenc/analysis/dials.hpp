@@ -3,7 +3,7 @@
 // (its wavelength). Pairs whose wavelength exceeds N never complete a turn within the context:
 // their angle stays below 2 pi, so they act as absolute rather than periodic position signals
 // (Peng et al. 2023, "YaRN", §3.2, which chooses which pairs to interpolate by exactly this
-// count of turns over the original context; reference/formulas.md §2 "yarn" and "llama3").
+// count of turns over the original context; docs/formulas.md §2 "yarn" and "llama3").
 //
 // The slowest pair, i = R/2 - 1, has theta = base^(-(R-2)/R), so its wavelength is
 // 2 pi base^((R-2)/R), which tends to 2 pi base as R grows (62831.85 tokens for base 10^4).

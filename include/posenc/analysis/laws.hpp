@@ -50,7 +50,7 @@ struct channel_pair {
   std::uint32_t second = 0;
 };
 
-// Pair i of a layout (reference/formulas.md §1): interleaved (2i, 2i+1), half-split (i, i + R/2).
+// Pair i of a layout (docs/formulas.md §1): interleaved (2i, 2i+1), half-split (i, i + R/2).
 constexpr channel_pair channels_of(rope_layout layout, std::uint32_t rotary_dim, std::uint32_t i) {
   if (layout == rope_layout::interleaved) return {2 * i, 2 * i + 1};
   return {i, i + rotary_dim / 2};
@@ -363,7 +363,7 @@ constexpr double decay_tolerance(std::size_t n) {
   return 2.0 * decay_error(n);
 }
 
-// f(r) < f(0) for 1 <= r <= r_last. True for every r >= 1 when n >= 2 (reference/formulas.md §8:
+// f(r) < f(0) for 1 <= r <= r_last. True for every r >= 1 when n >= 2 (docs/formulas.md §8:
 // |S_j| <= j, and |S_2| = 2 would need r (theta_0 - theta_1) in 2 pi Z); false for n = 1 and for
 // equal (or commensurate) frequencies. Returns max f(r) - f(0) (f(0) = (n + 1)/2 exactly).
 template <decay_source Source>

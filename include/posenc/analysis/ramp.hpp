@@ -7,7 +7,7 @@
 //
 // holds for both scalings (up to the double-double rounding of the blend, ~2^-104 relative).
 // Each is also given in its source's own convention:
-//   yarn_ramp_factor      HF linear_ramp_factor over find_correction_range (reference/formulas.md
+//   yarn_ramp_factor      HF linear_ramp_factor over find_correction_range (docs/formulas.md
 //                         §2 "yarn"; Peng et al. 2023, "YaRN", §3.2 NTK-by-parts, whose gamma is
 //                         1 - ramp):
 //                         0 = theta_i unchanged (extrapolated; the fast pairs i <= low),

@@ -1,7 +1,7 @@
 // RoPE inverse frequencies theta_i and the attention factor, for every scaling, as exact as the
 // double-double math allows (relative error ~2^-100 before the final rounding). One constexpr
 // function each, used by compile-time tables and at run time alike. Formulas and defaults follow
-// HF transformers src/transformers/modeling_rope_utils.py (reference/formulas.md §2); HF evaluates
+// HF transformers src/transformers/modeling_rope_utils.py (docs/formulas.md §2); HF evaluates
 // them in float32 and lands up to a few ulp from the exact values that these functions round once.
 //
 // seq_len is HF's runtime sequence length (max(position_ids) + 1); 0 means "none" (HF

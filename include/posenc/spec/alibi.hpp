@@ -1,6 +1,6 @@
 // ALiBi (Press, Smith, Lewis 2022, "Train Short, Test Long: Attention with Linear Biases"): the
 // configuration and its rules (run time: validate; compile time: alibi_spec's static_asserts, with
-// the same messages). The slopes themselves are in tables/alibi.hpp (reference/formulas.md §5).
+// the same messages). The slopes themselves are in tables/alibi.hpp (docs/formulas.md §5).
 //
 // - slopes: `reference` reproduces the paper's reference code, get_slopes in
 //   ofirpress/attention_with_linear_biases (fairseq/models/transformer.py), value for value in

@@ -1,4 +1,4 @@
-// Learned absolute position embeddings (reference/formulas.md §7): a table of `rows` trained
+// Learned absolute position embeddings (docs/formulas.md §7): a table of `rows` trained
 // vectors of width `dim`; position p reads row p + offset. There is no extrapolation: a position
 // whose row is past the table is an error (kernel_error::position_out_of_range), never a read out
 // of bounds.

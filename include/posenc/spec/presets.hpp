@@ -3,7 +3,7 @@
 // `name` (the key of --preset and of dispatch_preset) and the checkpoint's
 // `max_position_embeddings`. Every value comes from the model's Hugging Face config.json; each
 // preset cites the repository and the fields it was read from. Layouts are those of the HF
-// checkpoints (reference/formulas.md section 1): Llama (whose HF converter permuted Meta's
+// checkpoints (docs/formulas.md section 1): Llama (whose HF converter permuted Meta's
 // interleaved q/k rows), Mistral, Qwen2, Phi and GPT-NeoX checkpoints are half-split; GPT-J and
 // DeepSeek-V2's rope slice are interleaved.
 //

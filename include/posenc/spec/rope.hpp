@@ -9,7 +9,7 @@
 
 namespace posenc {
 
-// Which channels form a rotation pair (reference/formulas.md §1).
+// Which channels form a rotation pair (docs/formulas.md §1).
 enum class rope_layout : std::uint8_t {
   interleaved,  // (2i, 2i+1): RoFormer paper, GPT-J, Meta's reference LLaMA, ggml NORM
   half,         // (i, i + R/2): GPT-NeoX, HF Llama "rotate_half", ggml NEOX

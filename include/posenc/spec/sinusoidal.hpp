@@ -1,4 +1,4 @@
-// Sinusoidal absolute position encodings (reference/formulas.md §6): the configuration, its rules
+// Sinusoidal absolute position encodings (docs/formulas.md §6): the configuration, its rules
 // (checked at run time by validate and at compile time by sinusoidal_spec's static_asserts, with
 // the same messages), and the frequency of each column pair as one constexpr function.
 //

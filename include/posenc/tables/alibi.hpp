@@ -1,4 +1,4 @@
-// ALiBi slopes, one per head (reference/formulas.md §5), as constexpr functions and tables.
+// ALiBi slopes, one per head (docs/formulas.md §5), as constexpr functions and tables.
 //
 // Reference (the paper's get_slopes, ofirpress/attention_with_linear_biases,
 // fairseq/models/transformer.py): with c the largest power of two <= n heads,

@@ -5,7 +5,7 @@
 // and attention_factor is attention_factor_dd (frequencies/rope.hpp). Both cos and sin carry the
 // attention factor because that is what the reference implementations store: HF transformers
 // multiplies both by `attention_scaling` in the rotary embedding's forward (modeling_llama.py;
-// reference/formulas.md §2), and ggml's rope_yarn writes cosf(theta) * mscale and
+// docs/formulas.md §2), and ggml's rope_yarn writes cosf(theta) * mscale and
 // sinf(theta) * mscale, mscale being its attn_factor (ggml-cpu/ops.cpp; formulas.md §3). The
 // attention logits therefore scale by attention_factor^2; for every scaling other than yarn and
 // longrope the factor is 1.

@@ -5,7 +5,7 @@
 // R_m is block-diagonal up to a permutation: pair i < R/2 rotates channels (first, second) by the
 // angle m * theta_i, and channels >= R (partial rotary) pass through unchanged. The pairs are
 // (2i, 2i+1) for rope_layout::interleaved and (i, i + R/2) for rope_layout::half
-// (reference/formulas.md §1). With y = R_m x (row-major matrix, column vector x):
+// (docs/formulas.md §1). With y = R_m x (row-major matrix, column vector x):
 //   y[first]  = x[first] cos(m theta_i) - x[second] sin(m theta_i)
 //   y[second] = x[first] sin(m theta_i) + x[second] cos(m theta_i).
 // The two layouts' matrices are conjugate by the permutation that sends channel 2i to i and 2i+1

@@ -314,7 +314,7 @@ TEST_CASE("kernels/accuracy: on-the-fly rows == table rows for every cached posi
 
 TEST_CASE("kernels/accuracy: negative control, a float32 angle exceeds 5e-7 at large p",
           "[accuracy]") {
-  // HF's way (reference/formulas.md §2): angle = fl32(fl32(p) * fl32(theta_i)), then float32 cos
+  // HF's way (docs/formulas.md §2): angle = fl32(fl32(p) * fl32(theta_i)), then float32 cos
   // and sin (here <cmath>'s float overloads), then the same float rotation. Its angle error is up
   // to half an ulp of the angle, ~2^-24 |angle| (3e-2 at p = 2^20), and that error goes straight
   // into the outputs: the comparison that passes for the kernels must fail here.

@@ -5,7 +5,7 @@
 // products and sums):
 //
 //   Exact: Y_a = x_a C - x_b S, Y_b = x_b C + x_a S with C = af cos(p theta_i), S = af sin(p
-//   theta_i) (af = attention factor; RoFormer eq. 34, reference/formulas.md §1).
+//   theta_i) (af = attention factor; RoFormer eq. 34, docs/formulas.md §1).
 //
 //   Table entries: c = fl32(C), s = fl32(S) rounded once from a double-double value within 2^-90
 //   relative of the exact one (tables/rope_cache.hpp, math/angle.hpp), so

@@ -201,7 +201,7 @@ TEST_CASE("kernels/rope: partial rotary copies bits; compact == expanded", "[rop
 }
 
 // Half pairs (i, i + R/2) and interleaved pairs (2i, 2i + 1) rotate by the same angles (theta_i
-// does not depend on the layout, reference/formulas.md §1), so moving channel i to 2i and i + R/2
+// does not depend on the layout, docs/formulas.md §1), so moving channel i to 2i and i + R/2
 // to 2i + 1 maps one layout's input and output onto the other's, bit for bit.
 template <class T>
 void layouts_permute(std::uint64_t seed) {
