@@ -8,3 +8,4 @@
 #include <posenc/math.hpp>
 #include <posenc/spec.hpp>
 #include <posenc/tables.hpp>
+#include <posenc/version.hpp>

@@ -1,5 +1,7 @@
 #include "cli/run.hpp"
 
+#include <posenc/version.hpp>
+
 #include <exception>
 #include <new>
 #include <string>
@@ -14,10 +16,6 @@
 #include "cli/hf_config.hpp"
 #include "cli/output.hpp"
 #include "cli/presets.hpp"
-
-#ifndef POSENC_CLI_VERSION
-#define POSENC_CLI_VERSION "unknown"
-#endif
 
 namespace posenc::cli {
 
@@ -120,7 +118,7 @@ int run(std::span<const std::string_view> args, std::ostream& out, std::ostream&
       return exit_ok;
     }
     if (inv.version) {
-      out << "posenc " << POSENC_CLI_VERSION << '\n';
+      out << "posenc " << POSENC_VERSION_STRING << '\n';
       return exit_ok;
     }
     if (inv.cmd == command::alibi) {
