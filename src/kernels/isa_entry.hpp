@@ -32,7 +32,7 @@ extern const isa_kernels entry_avx2;
 extern const isa_kernels entry_avx512bw;
 
 #if POSENC_KERNELS_XSIMD
-template <class Arch, storage_type T>
+template <class Arch, entry_storage_type T>
 constexpr rope_kernels<T> simd_rope() {
   rope_kernels<T> k;
   k.apply = &simd::apply_rope<Arch, T>;
@@ -42,7 +42,7 @@ constexpr rope_kernels<T> simd_rope() {
 }
 
 // The encodings' kernels (no multiply-add to fuse: the same bits on every Arch).
-template <class Arch, storage_type T>
+template <class Arch, entry_storage_type T>
 constexpr encoding_kernels<T> simd_encodings() {
   encoding_kernels<T> k;
   k.add_sinusoidal = &simd::add_sinusoidal<Arch, T>;
@@ -72,22 +72,22 @@ constexpr isa_kernels simd_entry(const char* name) {
 #endif
 
 // The scalar reference with separate multiply and add (fma_mode::unfused).
-template <storage_type T>
+template <entry_storage_type T>
 kernel_error scalar_apply(const rope_table& t, tensor_view<const T> in, tensor_view<T> out,
                           token_positions pos) {
   return rope_reference<T>(t, in, out, pos, fma_mode::unfused);
 }
-template <storage_type T>
+template <entry_storage_type T>
 kernel_error scalar_apply_in_place(const rope_table& t, tensor_view<T> x, token_positions pos) {
   return rope_reference<T>(t, x, pos, fma_mode::unfused);
 }
-template <storage_type T>
+template <entry_storage_type T>
 kernel_error scalar_apply_qk(const rope_table& t, tensor_view<const T> q_in, tensor_view<T> q_out,
                              tensor_view<const T> k_in, tensor_view<T> k_out, token_positions pos) {
   return rope_reference_qk<T>(t, q_in, q_out, k_in, k_out, pos, fma_mode::unfused);
 }
 
-template <storage_type T>
+template <entry_storage_type T>
 constexpr rope_kernels<T> scalar_rope() {
   rope_kernels<T> k;
   k.apply = &scalar_apply<T>;
@@ -97,7 +97,7 @@ constexpr rope_kernels<T> scalar_rope() {
 }
 
 // The scalar references of the encodings.
-template <storage_type T>
+template <entry_storage_type T>
 constexpr encoding_kernels<T> scalar_encodings() {
   encoding_kernels<T> k;
   k.add_sinusoidal = &add_sinusoidal_reference<T>;

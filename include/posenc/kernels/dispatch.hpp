@@ -21,6 +21,7 @@
 //      compiler's CPU-feature test, which also checks that the OS saves the wide registers).
 #pragma once
 
+#include <concepts>
 #include <cstdint>
 #include <span>
 #include <type_traits>
@@ -43,17 +44,30 @@ struct score_view;
 
 namespace posenc::kernels::dispatch {
 
+// The storage types with kernels of their own in every entry: float, bf16 and f16. _Float16
+// tensors (where POSENC_HAS_FLOAT16) use the f16 kernels (overloads at the end of this header), so
+// the entries' layout is the same whichever compiler, with or without _Float16, built the library
+// or includes this header.
+template <class T>
+concept entry_storage_type =
+    std::is_same_v<T, float> || std::is_same_v<T, bf16> || std::is_same_v<T, f16>;
+
+// Arguments pass by value into kernels compiled in other translation units (each ISA's): plain
+// data only.
+static_assert(std::is_trivially_copyable_v<token_positions> &&
+              std::is_trivially_copyable_v<rope_table>);
+
 // The RoPE kernels of one ISA for one storage type (signatures of posenc/kernels/rope.hpp).
-template <storage_type T>
+template <entry_storage_type T>
 using rope_fn = kernel_error (*)(const rope_table&, tensor_view<const T>, tensor_view<T>,
                                  token_positions);
-template <storage_type T>
+template <entry_storage_type T>
 using rope_in_place_fn = kernel_error (*)(const rope_table&, tensor_view<T>, token_positions);
-template <storage_type T>
+template <entry_storage_type T>
 using rope_qk_fn = kernel_error (*)(const rope_table&, tensor_view<const T>, tensor_view<T>,
                                     tensor_view<const T>, tensor_view<T>, token_positions);
 
-template <storage_type T>
+template <entry_storage_type T>
 struct rope_kernels {
   rope_fn<T> apply = nullptr;
   rope_in_place_fn<T> apply_in_place = nullptr;
@@ -62,23 +76,23 @@ struct rope_kernels {
 
 // The kernels of the other encodings of one ISA for one storage type (signatures of
 // posenc/kernels/sinusoidal.hpp, learned.hpp and alibi.hpp).
-template <storage_type T>
+template <entry_storage_type T>
 using add_sinusoidal_fn = kernel_error (*)(const sinusoidal_table_view<float>&,
                                            tensor_view<const T>, tensor_view<T>, token_positions);
-template <storage_type T>
+template <entry_storage_type T>
 using add_sinusoidal_in_place_fn = kernel_error (*)(const sinusoidal_table_view<float>&,
                                                     tensor_view<T>, token_positions);
-template <storage_type T>
+template <entry_storage_type T>
 using add_learned_fn = kernel_error (*)(const learned_table_view<T>&, tensor_view<const T>,
                                         tensor_view<T>, token_positions);
-template <storage_type T>
+template <entry_storage_type T>
 using add_learned_in_place_fn = kernel_error (*)(const learned_table_view<T>&, tensor_view<T>,
                                                  token_positions);
-template <storage_type T>
+template <entry_storage_type T>
 using add_alibi_bias_fn = kernel_error (*)(std::span<const float>, score_view<T>, alibi_variant,
                                            std::uint64_t, std::uint64_t);
 
-template <storage_type T>
+template <entry_storage_type T>
 struct encoding_kernels {
   add_sinusoidal_fn<T> add_sinusoidal = nullptr;
   add_sinusoidal_in_place_fn<T> add_sinusoidal_in_place = nullptr;
@@ -102,7 +116,7 @@ struct isa_kernels {
   encoding_kernels<bf16> enc_bf16;
   encoding_kernels<f16> enc_f16;
 
-  template <storage_type T>
+  template <entry_storage_type T>
   constexpr const rope_kernels<T>& rope() const {
     if constexpr (std::is_same_v<T, float>) {
       return rope_f32;
@@ -113,7 +127,7 @@ struct isa_kernels {
     }
   }
 
-  template <storage_type T>
+  template <entry_storage_type T>
   constexpr const encoding_kernels<T>& encodings() const {
     if constexpr (std::is_same_v<T, float>) {
       return enc_f32;
@@ -208,5 +222,82 @@ kernel_error add_alibi_bias(std::span<const float> slopes, score_view<bf16> scor
 kernel_error add_alibi_bias(std::span<const float> slopes, score_view<f16> scores,
                             alibi_variant variant, std::uint64_t q_offset = 0,
                             std::uint64_t k_offset = 0);
+
+#if POSENC_HAS_FLOAT16
+// _Float16 storage: the f16 kernels, on the same memory. A _Float16 and an f16 are both the 2
+// bytes of one binary16 (storage.hpp checks size and alignment), and the kernels behind these
+// calls are compiled in the library and reached through a function pointer, so the caller's
+// compiler cannot move its own _Float16 reads and writes across them. Same results, bit for bit,
+// as with f16 tensors holding the same bits.
+namespace detail {
+inline tensor_view<f16> as_f16(tensor_view<_Float16> v) {
+  return {
+      reinterpret_cast<f16*>(v.data), v.tokens, v.heads, v.head_dim, v.token_stride, v.head_stride};
+}
+inline tensor_view<const f16> as_f16(tensor_view<const _Float16> v) {
+  return {reinterpret_cast<const f16*>(v.data),
+          v.tokens,
+          v.heads,
+          v.head_dim,
+          v.token_stride,
+          v.head_stride};
+}
+inline learned_table_view<f16> as_f16(const learned_table_view<_Float16>& t) {
+  return {reinterpret_cast<const f16*>(t.data), t.rows, t.dim, t.offset};
+}
+// U, as a type that depends on S (so that it need not be complete before S is known).
+template <class S, class U>
+struct dependent_type {
+  using type = U;
+};
+}  // namespace detail
+
+inline kernel_error apply_rope(const rope_table& table, tensor_view<const _Float16> in,
+                               tensor_view<_Float16> out, token_positions pos) {
+  return apply_rope(table, detail::as_f16(in), detail::as_f16(out), pos);
+}
+inline kernel_error apply_rope(const rope_table& table, tensor_view<_Float16> x,
+                               token_positions pos) {
+  return apply_rope(table, detail::as_f16(x), pos);
+}
+inline kernel_error apply_rope_qk(const rope_table& table, tensor_view<const _Float16> q_in,
+                                  tensor_view<_Float16> q_out, tensor_view<const _Float16> k_in,
+                                  tensor_view<_Float16> k_out, token_positions pos) {
+  return apply_rope_qk(table, detail::as_f16(q_in), detail::as_f16(q_out), detail::as_f16(k_in),
+                       detail::as_f16(k_out), pos);
+}
+inline kernel_error add_sinusoidal(const sinusoidal_table_view<float>& table,
+                                   tensor_view<const _Float16> in, tensor_view<_Float16> out,
+                                   token_positions pos) {
+  return add_sinusoidal(table, detail::as_f16(in), detail::as_f16(out), pos);
+}
+inline kernel_error add_sinusoidal(const sinusoidal_table_view<float>& table,
+                                   tensor_view<_Float16> x, token_positions pos) {
+  return add_sinusoidal(table, detail::as_f16(x), pos);
+}
+inline kernel_error add_learned(const learned_table_view<_Float16>& table,
+                                tensor_view<const _Float16> in, tensor_view<_Float16> out,
+                                token_positions pos) {
+  return add_learned(detail::as_f16(table), detail::as_f16(in), detail::as_f16(out), pos);
+}
+inline kernel_error add_learned(const learned_table_view<_Float16>& table, tensor_view<_Float16> x,
+                                token_positions pos) {
+  return add_learned(detail::as_f16(table), detail::as_f16(x), pos);
+}
+// A template only so that score_view (complete in posenc/kernels/alibi.hpp, which the caller has
+// included to build one) is needed where it is called rather than here.
+template <std::same_as<score_view<_Float16>> S>
+kernel_error add_alibi_bias(std::span<const float> slopes, S scores, alibi_variant variant,
+                            std::uint64_t q_offset = 0, std::uint64_t k_offset = 0) {
+  typename detail::dependent_type<S, score_view<f16>>::type s;
+  s.data = reinterpret_cast<f16*>(scores.data);
+  s.heads = scores.heads;
+  s.q_len = scores.q_len;
+  s.k_len = scores.k_len;
+  s.head_stride = scores.head_stride;
+  s.q_stride = scores.q_stride;
+  return add_alibi_bias(slopes, s, variant, q_offset, k_offset);
+}
+#endif
 
 }  // namespace posenc::kernels::dispatch

@@ -16,6 +16,13 @@
 // Both formats hold the same float values (expanded copies and negates compact entries, which is
 // exact), so a kernel gives the same bits from either.
 //
+// A rope_table is a view, like std::span: it holds the cache's pointers and the address of the
+// on-the-fly configuration, which must outlive every kernel call that uses the table (and so must
+// what a LongRoPE configuration's factor spans point at). A copy of the configuration would not
+// make it self-contained (those spans would still point outside), so the table does not take one;
+// instead the functions that would store the address of a temporary are deleted (below), and so is
+// table() of a temporary expanded_rope_cache.
+//
 // On the fly: if `on_the_fly` is set, rows at or past `positions` are computed from that
 // configuration with the library's own math (math::sincos_of_product, the function every table
 // entry comes from), so they are bit-identical to the rows a larger table would hold and
@@ -89,6 +96,14 @@ constexpr rope_table on_the_fly_table(const rope_config& c, std::uint64_t seq_le
   return t;
 }
 
+// The same with a temporary configuration would return a table pointing at a destroyed object:
+// compile errors, whose text shows the comment on the line that names the function. Keep the
+// configuration in a variable (or a static constexpr member) that outlives the table.
+rope_table make_rope_table(  // posenc: a rope_table keeps the config's address, not a copy
+    const rope_cache_view<float>& cache, const rope_config&& c, std::uint64_t seq_len = 0) = delete;
+rope_table on_the_fly_table(  // posenc: a rope_table keeps the config's address, not a copy
+    const rope_config&& c, std::uint64_t seq_len = 0) = delete;
+
 // The table's own consistency: format/layout in range, rotary_dim even and >= 2, data present
 // when there are rows, and an on-the-fly config that is valid and matches the table.
 constexpr kernel_error check_table(const rope_table& t) {
@@ -132,7 +147,8 @@ struct expanded_rope_cache {
   rope_layout layout = rope_layout::half;
   double attention_factor = 1.0;
 
-  constexpr rope_table table() const {
+  // Views this cache (which must outlive the table).
+  constexpr rope_table table() const& {
     rope_table t;
     t.cos = cos.data();
     t.sin = sin.data();
@@ -142,6 +158,8 @@ struct expanded_rope_cache {
     t.format = rope_table_format::expanded;
     return t;
   }
+  // Of a temporary cache, the table would point into a destroyed object.
+  rope_table table() const&& = delete;  // posenc: a rope_table views this cache, not a copy
 };
 
 namespace detail {

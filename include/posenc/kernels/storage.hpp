@@ -5,11 +5,30 @@
 // bfloat16 is the top half of a binary32 (Google Brain's format; the rounding is the one of
 // PyTorch's c10/util/BFloat16.h round_to_nearest_even, NaN kept quiet). binary16 is IEEE 754-2008
 // binary16 with subnormals; float -> f16 rounds to nearest even, overflows to infinity, keeps NaN.
+//
+// Where the compiler has the arithmetic type _Float16 in C++ (POSENC_HAS_FLOAT16 below), it is a
+// storage type too, so that tensors an engine already holds as _Float16 need no cast: the kernels
+// read and write its bits exactly as they do an f16's (same widening, same rounding, the same
+// bits). There is no such alternative for bf16: GCC 12 has no __bf16 on x86-64, and Clang 16's
+// __bf16 converts to nothing, so posenc::bf16 is the only bfloat16 storage type.
 #pragma once
 
 #include <bit>
 #include <cstdint>
 #include <type_traits>
+
+// POSENC_HAS_FLOAT16: 1 where _Float16 can be used in C++, else 0. Clang defines the __FLT16_*
+// macros exactly where it accepts the type (x86 with SSE2, ARM, AArch64, ...). GCC defines them
+// wherever C has the type, but before GCC 13 its C++ front end accepts _Float16 on x86 only
+// (GCC 12: with SSE2); aarch64-linux-gnu-g++ 12, for one, defines the macros and rejects the type.
+#if defined(__FLT16_MANT_DIG__) && defined(__clang__)
+#define POSENC_HAS_FLOAT16 1
+#elif defined(__FLT16_MANT_DIG__) && defined(__GNUC__) && \
+    (__GNUC__ >= 13 || (__GNUC__ == 12 && (defined(__x86_64__) || defined(__i386__))))
+#define POSENC_HAS_FLOAT16 1
+#else
+#define POSENC_HAS_FLOAT16 0
+#endif
 
 namespace posenc {
 
@@ -80,10 +99,25 @@ constexpr f16 to_f16(float x) {
   return {static_cast<std::uint16_t>(sign | r)};
 }
 
-// The element types kernels store: float, bf16 and f16.
+#if POSENC_HAS_FLOAT16
+static_assert(sizeof(_Float16) == sizeof(f16) && alignof(_Float16) == alignof(f16),
+              "posenc: _Float16 and f16 must both be 2 bytes, 2-byte aligned");
+#endif
+
+namespace detail {
 template <class T>
-concept storage_type =
-    std::is_same_v<T, float> || std::is_same_v<T, bf16> || std::is_same_v<T, f16>;
+inline constexpr bool is_float16 =
+#if POSENC_HAS_FLOAT16
+    std::is_same_v<T, _Float16>;
+#else
+    false;
+#endif
+}  // namespace detail
+
+// The element types kernels store: float, bf16 and f16, and _Float16 where POSENC_HAS_FLOAT16.
+template <class T>
+concept storage_type = std::is_same_v<T, float> || std::is_same_v<T, bf16> ||
+    std::is_same_v<T, f16> || detail::is_float16<T>;
 
 // Storage-generic load and store (float is the identity).
 constexpr float load_float(float x) {
@@ -95,6 +129,13 @@ constexpr float load_float(bf16 x) {
 constexpr float load_float(f16 x) {
   return to_float(x);
 }
+#if POSENC_HAS_FLOAT16
+// Through the bits, so that a _Float16 and an f16 holding the same bits give the same float (a
+// signalling NaN included, which a hardware conversion would make quiet).
+constexpr float load_float(_Float16 x) {
+  return to_float(f16{std::bit_cast<std::uint16_t>(x)});
+}
+#endif
 
 template <storage_type T>
 constexpr T store_as(float x) {
@@ -102,8 +143,12 @@ constexpr T store_as(float x) {
     return x;
   } else if constexpr (std::is_same_v<T, bf16>) {
     return to_bf16(x);
-  } else {
+  } else if constexpr (std::is_same_v<T, f16>) {
     return to_f16(x);
+  } else {
+    // _Float16: to_f16's bits (the same rounding as the compiler's conversion, which the tests
+    // check, and the same NaN as f16 storage gets).
+    return std::bit_cast<T>(to_f16(x).bits);
   }
 }
 

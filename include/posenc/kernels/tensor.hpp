@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <ranges>
 #include <span>
 #include <type_traits>
 
@@ -43,21 +44,102 @@ constexpr tensor_view<T> dense(T* data, std::size_t tokens, std::size_t heads,
   return {data, tokens, heads, head_dim, heads * head_dim, head_dim};
 }
 
-// The position of each token: offset + t (prefill or decode after `offset` cached tokens), or
-// ids[t] from a position-id array (HF position_ids; one id per token, each >= 0).
-struct token_positions {
-  std::uint64_t offset = 0;
-  std::span<const std::int64_t> ids{};
+namespace detail {
+// What token_positions::of accepts: a range convertible to a span of one of the two id types.
+template <class Ids>
+concept position_id_list = std::is_convertible_v<Ids&&, std::span<const std::int64_t>> ||
+    std::is_convertible_v<Ids&&, std::span<const std::int32_t>>;
+template <class Ids>
+concept not_position_id_list = !position_id_list<Ids>;
+// An rvalue container that owns its ids (std::vector, std::array), not a view (std::span).
+template <class Ids>
+concept temporary_position_id_list =
+    position_id_list<Ids> && !std::is_lvalue_reference_v<Ids> && !std::ranges::borrowed_range<Ids>;
+}  // namespace detail
 
-  static constexpr token_positions from(std::uint64_t first) { return {first, {}}; }
+// What explicit position ids are stored as.
+enum class position_id_type : std::uint8_t { none, int32, int64 };
+
+// The position of each token: first + t (prefill or decode after `first` cached tokens), or ids[t]
+// from a position-id array (HF position_ids, llama.cpp's int32 positions; one id per token, each
+// >= 0). A view: the ids are read by each kernel call, so they must outlive the calls that use
+// this object. The ids are std::int32_t or std::int64_t, told apart by a tag that the kernels
+// test once per token (one code path for both widths, no second copy of every kernel).
+class token_positions {
+ public:
+  // Token t at position t.
+  constexpr token_positions() = default;
+
+  static constexpr token_positions from(std::uint64_t first) {
+    token_positions p;
+    p.offset_ = first;
+    return p;
+  }
   static constexpr token_positions of(std::span<const std::int64_t> position_ids) {
-    return {0, position_ids};
+    token_positions p;
+    p.ids64_ = position_ids.data();
+    p.count_ = position_ids.size();
+    p.type_ = position_id_type::int64;
+    return p;
   }
-  constexpr bool explicit_ids() const { return ids.data() != nullptr || !ids.empty(); }
-  // Position of token t; unchecked (see check_positions).
+  static constexpr token_positions of(std::span<const std::int32_t> position_ids) {
+    token_positions p;
+    p.ids32_ = position_ids.data();
+    p.count_ = position_ids.size();
+    p.type_ = position_id_type::int32;
+    return p;
+  }
+
+  // Rejected at compile time (deleted, so the compiler's error shows the comment on the line that
+  // names the function):
+  // - ids of any other type: unsigned ids would wrap instead of being reported as negative, and
+  //   16-bit or floating-point ids are not what any engine passes on purpose;
+  template <detail::not_position_id_list Ids>
+  static token_positions of(  // posenc: position ids must be std::int32_t or std::int64_t
+      Ids&&) = delete;
+  // - a temporary container (a std::vector returned by a function, ...): this object would keep
+  //   pointing into it after it is destroyed. Name the container; a std::span is fine.
+  template <detail::temporary_position_id_list Ids>
+  static token_positions of(  // posenc: token_positions would point into a temporary container
+      Ids&&) = delete;
+
+  // Whether the positions come from ids (of), even an empty list.
+  constexpr bool explicit_ids() const { return type_ != position_id_type::none; }
+  constexpr position_id_type id_type() const { return type_; }
+  // The first position of from(first) (0 for explicit ids).
+  constexpr std::uint64_t first() const { return offset_; }
+  // The ids (an empty span when they are of the other type or there are none).
+  constexpr std::span<const std::int64_t> ids64() const {
+    return type_ == position_id_type::int64 ? std::span<const std::int64_t>(ids64_, count_)
+                                            : std::span<const std::int64_t>();
+  }
+  constexpr std::span<const std::int32_t> ids32() const {
+    return type_ == position_id_type::int32 ? std::span<const std::int32_t>(ids32_, count_)
+                                            : std::span<const std::int32_t>();
+  }
+  // Number of ids (0 for from(first)).
+  constexpr std::size_t size() const { return count_; }
+
+  // Position of token t; unchecked (see check_positions: every id is then >= 0).
   constexpr std::uint64_t at(std::size_t t) const {
-    return explicit_ids() ? static_cast<std::uint64_t>(ids[t]) : offset + t;
+    switch (type_) {
+      case position_id_type::int64:
+        return static_cast<std::uint64_t>(ids64_[t]);
+      case position_id_type::int32:
+        return static_cast<std::uint64_t>(static_cast<std::int64_t>(ids32_[t]));
+      case position_id_type::none:
+        break;
+    }
+    return offset_ + t;
   }
+
+ private:
+  std::uint64_t offset_ = 0;
+  // One pointer per id type, the unused one null; type_ says which one at() reads.
+  const std::int64_t* ids64_ = nullptr;
+  const std::int32_t* ids32_ = nullptr;
+  std::size_t count_ = 0;
+  position_id_type type_ = position_id_type::none;
 };
 
 // Checks that a view is usable as an output: no null data when non-empty, strides that do not
@@ -116,21 +198,36 @@ constexpr bool same_shape(const tensor_view<A>& a, const tensor_view<B>& b) {
   return a.tokens == b.tokens && a.heads == b.heads && a.head_dim == b.head_dim;
 }
 
-// ids: one per token and none negative. Returns ok, shape_mismatch or negative_position; the
-// largest position is written to *max_position (0 when there are no tokens).
+namespace detail {
+// The largest id, or -1 when one is negative (0 for none).
+template <class I>
+constexpr std::int64_t max_id(std::span<const I> ids) {
+  std::int64_t m = 0;
+  for (const I id : ids) {
+    if (id < 0) return -1;
+    if (id > m) m = id;
+  }
+  return m;
+}
+}  // namespace detail
+
+// ids: one per token and none negative (for either width). Returns ok, shape_mismatch or
+// negative_position; the largest position is written to *max_position (0 when there are no
+// tokens).
 constexpr kernel_error check_positions(const token_positions& pos, std::size_t tokens,
                                        std::uint64_t* max_position) {
   std::uint64_t m = 0;
   if (pos.explicit_ids()) {
-    if (pos.ids.size() != tokens) return kernel_error::shape_mismatch;
-    for (const std::int64_t id : pos.ids) {
-      if (id < 0) return kernel_error::negative_position;
-      if (static_cast<std::uint64_t>(id) > m) m = static_cast<std::uint64_t>(id);
-    }
+    if (pos.size() != tokens) return kernel_error::shape_mismatch;
+    const std::int64_t largest = pos.id_type() == position_id_type::int32
+                                     ? detail::max_id(pos.ids32())
+                                     : detail::max_id(pos.ids64());
+    if (largest < 0) return kernel_error::negative_position;
+    m = static_cast<std::uint64_t>(largest);
   } else if (tokens > 0) {
-    if (pos.offset > static_cast<std::uint64_t>(-1) - (tokens - 1))
+    if (pos.first() > static_cast<std::uint64_t>(-1) - (tokens - 1))
       return kernel_error::position_out_of_range;
-    m = pos.offset + (tokens - 1);
+    m = pos.first() + (tokens - 1);
   }
   *max_position = m;
   return kernel_error::ok;

@@ -9,9 +9,10 @@
 // (several 128-pair row chunks and 64-pair on-the-fly chunks), head_dim R + [0, 9] (partial
 // rotary; widths that are not multiples of any vector width), 1..5 heads (k: 1..5 of its own),
 // 1..6 tokens, views dense / qkv slice / head-major / padded and misaligned by 0 or 1 element,
-// positions from an offset or from unsorted, repeated ids, tables that cover every position,
-// short tables with on-the-fly rows, and on-the-fly-only tables (positions up to 2^40), in place
-// and out of place, q and k in one call, float, bf16 and f16 storage.
+// positions from an offset or from unsorted, repeated ids (int64 for the reference; the same ids
+// as int32 for the kernels under test on odd seeds where they fit), tables that cover every
+// position, short tables with on-the-fly rows, and on-the-fly-only tables (positions up to 2^40),
+// in place and out of place, q and k in one call, float, bf16 and f16 storage.
 #ifndef POSENC_TEST_ALL_ARCHS
 #define POSENC_TEST_ALL_ARCHS 0
 #endif
@@ -32,6 +33,7 @@
 #include <cstdint>
 #include <cstring>
 #include <iostream>
+#include <limits>
 #include <random>
 #include <string>
 #include <type_traits>
@@ -144,6 +146,15 @@ void check_case(const Shape& s) {
   if (s.table_kind == 2 && rng() % 4 == 0) offset += std::uint64_t{1} << 33;
   const pk::token_positions pos =
       s.use_ids ? pk::token_positions::of(ids) : pk::token_positions::from(offset);
+  // The kernels under test read the same ids as int32 where they fit, on every other seed: the
+  // reference keeps the int64 ids, so a difference in either path shows.
+  std::vector<std::int32_t> ids32(ids.size());
+  bool narrow = s.use_ids && s.seed % 2 == 1;
+  for (std::size_t t = 0; t < ids.size(); ++t) {
+    narrow = narrow && ids[t] <= std::numeric_limits<std::int32_t>::max();
+    ids32[t] = static_cast<std::int32_t>(ids[t]);
+  }
+  const pk::token_positions pos_under_test = narrow ? pk::token_positions::of(ids32) : pos;
 
   const std::size_t mis = std::is_same_v<T, float> ? 0 : s.misalign;
   Tensor<T> q_in = make_tensor<T>(s.in_kind, s.tokens, s.heads, s.head_dim, mis, rng);
@@ -174,7 +185,8 @@ void check_case(const Shape& s) {
     });
   };
   const auto expect_same = [&](const Result& want, const Result& got, const char* what) {
-    const std::string where = s.describe() + " storage " + posenc::storage_name<T>() + ", " + what;
+    const std::string where = s.describe() + " storage " + posenc::storage_name<T>() +
+                              (narrow ? " int32 ids, " : ", ") + what;
     if (want.e != pk::kernel_error::ok || got.e != pk::kernel_error::ok)
       KROPE_FAIL(where + ": " + pk::message(want.e) + " / " + pk::message(got.e));
     if (first_difference(want.q_in, got.q_in) >= 0)
@@ -192,17 +204,17 @@ void check_case(const Shape& s) {
   for_each_arch([&](auto arch) {
     using A = decltype(arch);
     const Result got = run([&](auto qi, auto qo, auto ki, auto ko) {
-      if (s.qk) return simd::apply_rope_qk<A, T>(table, qi, qo, ki, ko, pos);
-      if (s.in_place) return simd::apply_rope<A, T>(table, qo, pos);
-      return simd::apply_rope<A, T>(table, qi, qo, pos);
+      if (s.qk) return simd::apply_rope_qk<A, T>(table, qi, qo, ki, ko, pos_under_test);
+      if (s.in_place) return simd::apply_rope<A, T>(table, qo, pos_under_test);
+      return simd::apply_rope<A, T>(table, qi, qo, pos_under_test);
     });
     expect_same(simd::fma_mode_of<A> == pk::fma_mode::fused ? ref_fused : ref_unfused, got,
                 A::name());
   });
   const Result pub = run([&](auto qi, auto qo, auto ki, auto ko) {
-    if (s.qk) return pk::apply_rope_qk<T>(table, qi, qo, ki, ko, pos);
-    if (s.in_place) return pk::apply_rope<T>(table, qo, pos);
-    return pk::apply_rope<T>(table, qi, qo, pos);
+    if (s.qk) return pk::apply_rope_qk<T>(table, qi, qo, ki, ko, pos_under_test);
+    if (s.in_place) return pk::apply_rope<T>(table, qo, pos_under_test);
+    return pk::apply_rope<T>(table, qi, qo, pos_under_test);
   });
   expect_same(pk::build_fma_mode == pk::fma_mode::fused ? ref_fused : ref_unfused, pub,
               "build-time entry points");

@@ -24,8 +24,9 @@
 //   the a and b channels of W pairs, so a compact row is used as it is; otherwise the row is
 //   permuted once per token into the lane order. Narrowing is to_bf16's rounding (add 0x7fff plus
 //   the lowest kept bit, NaN kept and made quiet) in 32-bit integer lanes.
-// - f16: each head's channels are widened with to_float into a stack float buffer, rotated there
-//   by the float kernel, and narrowed with to_f16: the reference's conversions, so the same bits.
+// - f16 (and _Float16): each head's channels are widened with to_float into a stack float buffer,
+//   rotated there by the float kernel, and narrowed with to_f16: the reference's conversions
+//   (load_float and store_as), so the same bits.
 // Rows past the table with an on_the_fly config are computed in chunks of on_the_fly_chunk pairs
 // by detail::on_the_fly_row (the function every table entry comes from) into stack buffers.
 //
@@ -592,7 +593,7 @@ void apply_chunk(const rope_table& table, const row_source& r, std::size_t i0, s
     } else {
       bf16_chunk<Arch, false>(table, r, i0, n, ops, n_ops, t, buf);
     }
-  } else {  // float and f16: the float kernels, on the tensor (float) or on a widened copy (f16).
+  } else {  // float, f16, _Float16: the float kernels, on the tensor or on a widened copy.
     const float* C = nullptr;
     const float* S = nullptr;
     if (inter) {
@@ -653,15 +654,15 @@ void apply_chunk(const rope_table& table, const row_source& r, std::size_t i0, s
           const std::size_t m = inter ? 2 * n : n;
           const T* pa = x + (inter ? 2 * i0 : i0);
           const T* pb = x + h + i0;
-          for (std::size_t k = 0; k < m; ++k) xa[k] = to_float(pa[k]);
+          for (std::size_t k = 0; k < m; ++k) xa[k] = load_float(pa[k]);
           if (!inter)
-            for (std::size_t k = 0; k < n; ++k) xb[k] = to_float(pb[k]);
+            for (std::size_t k = 0; k < n; ++k) xb[k] = load_float(pb[k]);
           rotate(xa, xb, xa, xb);
           T* qa = y + (inter ? 2 * i0 : i0);
           T* qb = y + h + i0;
-          for (std::size_t k = 0; k < m; ++k) qa[k] = to_f16(xa[k]);
+          for (std::size_t k = 0; k < m; ++k) qa[k] = store_as<T>(xa[k]);
           if (!inter)
-            for (std::size_t k = 0; k < n; ++k) qb[k] = to_f16(xb[k]);
+            for (std::size_t k = 0; k < n; ++k) qb[k] = store_as<T>(xb[k]);
         }
       }
     }
