@@ -3,6 +3,7 @@
 // cases and the text the compiler's output must contain are listed in meson.build.
 #include <posenc/kernels.hpp>
 #include <posenc/kernels/dispatch.hpp>
+#include <posenc/tables.hpp>
 
 #include <cstdint>
 #include <vector>
@@ -102,6 +103,38 @@ constexpr bool valid = false;
 #endif
   return pd::apply_rope(pk::make_rope_table(cache, posenc::rope_layout::half),
                         pk::dense(h.data(), 3, 1, 64), pos0);
+
+#elif defined(POSENC_MISUSE_temporary_runtime_cache_view)
+  // The view would point into the vectors of a cache destroyed at the end of the statement.
+#ifdef POSENC_VALID
+  const auto runtime_cache = posenc::runtime_rope_cache<float>::make(llama_like(), 16);
+  const posenc::rope_cache_view<float> view = runtime_cache.view();
+#else
+  const posenc::rope_cache_view<float> view =
+      posenc::runtime_rope_cache<float>::make(llama_like(), 16).view();
+#endif
+  return pk::apply_rope(pk::make_rope_table(view, posenc::rope_layout::half),
+                        pk::dense(q, 3, 1, 64), pos0);
+
+#elif defined(POSENC_MISUSE_temporary_learned_table_view)
+#ifdef POSENC_VALID
+  const posenc::learned_table<float> learned{};
+  const posenc::learned_table_view<float> view = learned.view();
+#else
+  const posenc::learned_table_view<float> view = posenc::learned_table<float>{}.view();
+#endif
+  return view.data == nullptr ? pk::kernel_error::null_data : pk::kernel_error::ok;
+
+#elif defined(POSENC_MISUSE_temporary_learned_weights)
+  // A loader's returned vector is destroyed at the end of the statement; the view would not be.
+  const posenc::learned_config config{4, 64, 0};
+#ifdef POSENC_VALID
+  const std::vector<float> weights(4 * 64);
+  const auto view = posenc::make_learned_view<float>(config, weights);
+#else
+  const auto view = posenc::make_learned_view<float>(config, std::vector<float>(4 * 64));
+#endif
+  return view.data == nullptr ? pk::kernel_error::null_data : pk::kernel_error::ok;
 
 #else
 #error "compile with -DPOSENC_MISUSE_<case>"

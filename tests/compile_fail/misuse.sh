@@ -20,7 +20,7 @@ if ! grep -qF -- "$expected" <<< "$output"; then
   exit 1
 fi
 # The misuse itself must be what failed, not something else in the file.
-if grep -q "#error\|was not declared\|does not name a type\|undeclared identifier" <<< "$output"; then
+if grep -q "#error\|was not declared\|does not name a type\|undeclared identifier\|is not a member of\|no member named" <<< "$output"; then
   printf 'compile_fail/%s: failed for another reason:\n%s\n' "$case" "$output" >&2
   exit 1
 fi

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <ranges>
 #include <span>
 #include <utility>
 #include <vector>
@@ -47,6 +48,12 @@ constexpr learned_table_view<T> make_learned_view(const learned_config& c,
     return {};
   return {weights.data(), learned_rows(c), c.dim, c.offset};
 }
+// A temporary container (a std::vector returned by a loader, say) would be gone before the view is
+// used; views (std::span, ...) and named containers take the overload above.
+template <class T, class Weights>
+  requires(!std::ranges::borrowed_range<Weights>)
+learned_table_view<T> make_learned_view(  // posenc: the view would outlive these weights
+    const learned_config& c, Weights&& weights) = delete;
 
 // Weights fixed at build time: `data` is T[Rows * Dim] (aggregate-initialise it, e.g. from a
 // generated header), positions read row p + offset.
@@ -60,7 +67,9 @@ struct static_learned_table {
   constexpr const T* lookup(std::uint64_t p) const {
     return p < max_positions() ? data + (static_cast<std::size_t>(p) + Offset) * Dim : nullptr;
   }
-  constexpr learned_table_view<T> view() const { return {data, Rows, Dim, Offset}; }
+  constexpr learned_table_view<T> view() const& { return {data, Rows, Dim, Offset}; }
+  // A temporary's view would dangle: name the table first.
+  void view() const&& = delete;  // posenc: a view refers to this table's storage
 };
 
 // An owning learned table.
@@ -121,9 +130,11 @@ class learned_table {
     return view().lookup(p);
   }
   // Valid until this table is modified or destroyed.
-  learned_table_view<T> view() const {
+  learned_table_view<T> view() const& {
     return {data_.data(), learned_rows(config_), config_.dim, config_.offset};
   }
+  // A temporary's view would dangle: name the table first.
+  void view() const&& = delete;  // posenc: a view refers to this table's storage
 
  private:
   std::vector<T> data_;

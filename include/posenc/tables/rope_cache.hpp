@@ -79,9 +79,11 @@ struct rope_cache : math::sincos_grid<T, Positions, Pairs> {
   constexpr T cos_at(std::size_t p, std::size_t i) const { return this->cos[p * Pairs + i]; }
   constexpr T sin_at(std::size_t p, std::size_t i) const { return this->sin[p * Pairs + i]; }
 
-  constexpr rope_cache_view<T> view() const {
+  constexpr rope_cache_view<T> view() const& {
     return {this->cos, this->sin, Positions, Pairs, attention_factor};
   }
+  // A temporary's view would dangle: name the cache first.
+  void view() const&& = delete;  // posenc: a view refers to this cache's storage
 };
 
 namespace detail {

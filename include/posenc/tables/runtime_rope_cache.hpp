@@ -100,9 +100,11 @@ class runtime_rope_cache {
   }
 
   // Valid until this cache is modified or destroyed.
-  rope_cache_view<T> view() const {
+  rope_cache_view<T> view() const& {
     return {cos_.data(), sin_.data(), positions_, pairs_, attention_factor_};
   }
+  // A temporary's view would dangle: name the cache first.
+  void view() const&& = delete;  // posenc: a view refers to this cache's storage
 
  private:
   std::vector<T> cos_;

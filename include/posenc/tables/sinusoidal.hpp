@@ -52,7 +52,9 @@ struct sinusoidal_table {
   static constexpr std::size_t size() { return Positions * Dim; }
   constexpr T at(std::size_t p, std::size_t c) const { return data[p * Dim + c]; }
   constexpr const T* row(std::size_t p) const { return data + p * Dim; }
-  constexpr sinusoidal_table_view<T> view() const { return {data, Positions, Dim}; }
+  constexpr sinusoidal_table_view<T> view() const& { return {data, Positions, Dim}; }
+  // A temporary's view would dangle: name the table first.
+  void view() const&& = delete;  // posenc: a view refers to this table's storage
 };
 
 // Entry (p, col) of the table of a valid config, computed alone (the definition every builder is
@@ -201,9 +203,11 @@ class runtime_sinusoidal_table {
     return data_;
   }
   // Valid until this table is modified or destroyed.
-  sinusoidal_table_view<T> view() const {
+  sinusoidal_table_view<T> view() const& {
     return {data_.data(), positions_, dim_};
   }
+  // A temporary's view would dangle: name the table first.
+  void view() const&& = delete;  // posenc: a view refers to this table's storage
 
  private:
   std::vector<T> data_;
