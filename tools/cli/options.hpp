@@ -49,7 +49,7 @@ inline constexpr std::size_t max_accuracy_positions = 4096;
 // alibi --heads: at most this many heads.
 inline constexpr std::uint64_t max_alibi_heads = 65536;
 
-// Flags of the alibi and sinusoidal commands (tools/cli/encodings.hpp).
+// Flags of the alibi and sinusoidal commands (tools/cli/additive.hpp).
 struct encoding_flags {
   std::optional<std::uint32_t> heads;        // alibi --heads H
   std::optional<std::uint64_t> length;       // alibi --length L

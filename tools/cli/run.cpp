@@ -11,7 +11,7 @@
 #include "cli/apply.hpp"
 #include "cli/compute.hpp"
 #include "cli/emit.hpp"
-#include "cli/encodings.hpp"
+#include "cli/additive.hpp"
 #include "cli/error.hpp"
 #include "cli/hf_config.hpp"
 #include "cli/output.hpp"

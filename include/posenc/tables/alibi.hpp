@@ -18,7 +18,7 @@
 // slope as the exact power of the float32 base rounded once to float32 (math::pow in
 // double-double), which equals torch wherever its powf rounds correctly. For n <= 15 every BLOOM
 // slope is a power of two (base 2^-8, 2^-4, 2^-2, 2^-1) or an odd power of 2^-1/2 rounded, see
-// tests/encodings.
+// tests/additive.
 #pragma once
 
 #include <array>

@@ -588,7 +588,7 @@ void check_wrappers() {
 
 }  // namespace
 
-TEST_CASE("kernels/dispatch_encodings: every entry has every encoding kernel", "[dispatch]") {
+TEST_CASE("kernels/dispatch_additive: every entry has every encoding kernel", "[dispatch]") {
   for (const d::isa_kernels& isa : d::compiled_isas()) {
     INFO(isa.name);
     auto all_set = [](const auto& e) {
@@ -605,7 +605,7 @@ TEST_CASE("kernels/dispatch_encodings: every entry has every encoding kernel", "
   }
 }
 
-TEST_CASE("kernels/dispatch_encodings: every kernel on every supported ISA == the reference",
+TEST_CASE("kernels/dispatch_additive: every kernel on every supported ISA == the reference",
           "[dispatch]") {
   std::uint32_t seed = 0x9e3779b9u;
   for (const d::isa_kernels& isa : d::compiled_isas()) {
@@ -623,7 +623,7 @@ TEST_CASE("kernels/dispatch_encodings: every kernel on every supported ISA == th
   }
 }
 
-TEST_CASE("kernels/dispatch_encodings: the dispatched entry points use active()",
+TEST_CASE("kernels/dispatch_additive: the dispatched entry points use active()",
           "[dispatch][wrappers]") {
   check_wrappers<float>();
   check_wrappers<bf16>();
@@ -632,7 +632,7 @@ TEST_CASE("kernels/dispatch_encodings: the dispatched entry points use active()"
 }
 
 // Run by meson with POSENC_ISA=scalar (hidden otherwise): the wrappers then run the scalar entry.
-TEST_CASE("kernels/dispatch_encodings: POSENC_ISA=scalar", "[.env]") {
+TEST_CASE("kernels/dispatch_additive: POSENC_ISA=scalar", "[.env]") {
   const char* env = std::getenv("POSENC_ISA");
   REQUIRE(env != nullptr);
   CHECK(std::string_view(env) == "scalar");

@@ -18,7 +18,7 @@
 //   allow 4 ulp (4 * 2^-53 for |v| < 1), plus our rounding (2^-54):
 //   |ours - numpy| <= p w_k (9.22 x + 2.5) 2^-53 + 4 * 2^-53 + 2^-54.
 //
-// usage: test_encodings_golden GOLDEN_DIR   (a missing or unreadable file fails, naming the file)
+// usage: test_additive_golden GOLDEN_DIR   (a missing or unreadable file fails, naming the file)
 #include <posenc/tables/alibi.hpp>
 #include <posenc/tables/sinusoidal.hpp>
 
@@ -156,7 +156,7 @@ void check_paper(const json& g) {
 
 int main(int argc, char** argv) {
   if (argc != 2) {
-    std::fputs("usage: test_encodings_golden GOLDEN_DIR\n", stderr);
+    std::fputs("usage: test_additive_golden GOLDEN_DIR\n", stderr);
     return 2;
   }
   const std::filesystem::path dir(argv[1]);

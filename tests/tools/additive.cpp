@@ -29,7 +29,7 @@ std::uint32_t bits(float x) {
   return std::bit_cast<std::uint32_t>(x);
 }
 
-TEST_CASE("tools/encodings alibi slopes and bias == library", "[encodings]") {
+TEST_CASE("tools/additive alibi slopes and bias == library", "[additive]") {
   for (const bool bloom : {false, true}) {
     for (const std::uint32_t heads : {1u, 8u, 12u, 40u}) {
       const std::string h = std::to_string(heads);
@@ -83,7 +83,7 @@ TEST_CASE("tools/encodings alibi slopes and bias == library", "[encodings]") {
   CHECK(text.out.find("bias of head 1") != std::string::npos);
 }
 
-TEST_CASE("tools/encodings sinusoidal table == library", "[encodings]") {
+TEST_CASE("tools/additive sinusoidal table == library", "[additive]") {
   struct c_case {
     std::vector<std::string_view> args;
     posenc::sinusoidal_config config;
@@ -118,7 +118,7 @@ TEST_CASE("tools/encodings sinusoidal table == library", "[encodings]") {
   CHECK(text.out.find("position") != std::string::npos);
 }
 
-TEST_CASE("tools/encodings errors: one line, nothing on stdout", "[encodings]") {
+TEST_CASE("tools/additive errors: one line, nothing on stdout", "[additive]") {
   struct e_case {
     std::vector<std::string_view> args;
     int status;

@@ -129,7 +129,7 @@ const sinusoidal_config configs[] = {
     {64, sinusoidal_layout::paper, 500.0, 3},
 };
 
-TEST_CASE("encodings/sinusoidal tables are correctly rounded (MPFR)", "[tables]") {
+TEST_CASE("additive/sinusoidal tables are correctly rounded (MPFR)", "[tables]") {
   accuracy_count nf, nd;
   for (const sinusoidal_config& c : configs) {
     const std::size_t P = 256;
@@ -172,7 +172,7 @@ struct split9 {
   static constexpr sinusoidal_config config{9, sinusoidal_layout::split, 10000.0, 1};
 };
 
-TEST_CASE("encodings/sinusoidal compile time == run time", "[tables]") {
+TEST_CASE("additive/sinusoidal compile time == run time", "[tables]") {
   constexpr auto& ct = sinusoidal_table_v<paper128, float, 64>;
   static_assert(ct.positions() == 64 && ct.dim() == 128);
   std::vector<float> rt(64 * 128);
@@ -186,7 +186,7 @@ TEST_CASE("encodings/sinusoidal compile time == run time", "[tables]") {
   CHECK(owned.view().at(1, 3) == 0.0);  // padding row
 }
 
-TEST_CASE("encodings/sinusoidal invalid configs write nothing", "[tables]") {
+TEST_CASE("additive/sinusoidal invalid configs write nothing", "[tables]") {
   std::vector<float> out(16, 7.0f);
   CHECK(build_sinusoidal_table<float>({0}, 2, out.data()) == sinusoidal_error::dim);
   CHECK(build_sinusoidal_table<float>({1, sinusoidal_layout::split}, 2, out.data()) ==
@@ -274,7 +274,7 @@ double inner_product_ratio(const sinusoidal_config& c, const std::vector<float>&
   return worst;
 }
 
-TEST_CASE("encodings/sinusoidal laws: translation and relative inner products", "[laws]") {
+TEST_CASE("additive/sinusoidal laws: translation and relative inner products", "[laws]") {
   const std::size_t P = 1024;
   for (const sinusoidal_config& c0 : configs) {
     sinusoidal_config c = c0;
@@ -327,7 +327,7 @@ std::vector<double> python_get_slopes(std::uint32_t n) {
   return v;
 }
 
-TEST_CASE("encodings/alibi reference slopes == get_slopes (C pow) and exact math", "[tables]") {
+TEST_CASE("additive/alibi reference slopes == get_slopes (C pow) and exact math", "[tables]") {
   std::size_t checked = 0;
   for (std::uint32_t n = 1; n <= 512; ++n) {
     const std::vector<double> want = python_get_slopes(n);
@@ -358,7 +358,7 @@ TEST_CASE("encodings/alibi reference slopes == get_slopes (C pow) and exact math
         std::vector<double>{0.5, 0.25, 0.125, 0.0625, 0.03125, 0.015625, 0.0078125, 0.00390625});
 }
 
-TEST_CASE("encodings/alibi BLOOM slopes: exact power of the float32 base, rounded once",
+TEST_CASE("additive/alibi BLOOM slopes: exact power of the float32 base, rounded once",
           "[tables]") {
   std::size_t checked = 0, equal_powf = 0, near = 0;
   for (std::uint32_t n = 1; n <= 512; ++n) {
@@ -393,7 +393,7 @@ TEST_CASE("encodings/alibi BLOOM slopes: exact power of the float32 base, rounde
 struct alibi40 {
   static constexpr alibi_config config{40};
 };
-TEST_CASE("encodings/alibi compile-time slopes == run time; invalid configs", "[tables]") {
+TEST_CASE("additive/alibi compile-time slopes == run time; invalid configs", "[tables]") {
   constexpr const auto& s = alibi_slopes_v<alibi40, float>;
   const std::vector<float> rt = make_alibi_slopes<float>({40});
   REQUIRE(rt.size() == s.size());
@@ -410,7 +410,7 @@ TEST_CASE("encodings/alibi compile-time slopes == run time; invalid configs", "[
 // ---------------------------------------------------------------------------------------------
 // Learned tables.
 
-TEST_CASE("encodings/learned tables: views, lookups, bounds", "[tables]") {
+TEST_CASE("additive/learned tables: views, lookups, bounds", "[tables]") {
   const learned_config opt{4, 3, 2};
   std::vector<float> w(6 * 3);
   for (std::size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(i);

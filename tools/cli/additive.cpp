@@ -1,4 +1,4 @@
-#include "cli/encodings.hpp"
+#include "cli/additive.hpp"
 
 #include <posenc/kernels/alibi.hpp>
 #include <posenc/tables/alibi.hpp>

@@ -5,7 +5,7 @@
 // element; ALiBi: score - fl(m * d), d the exact distance); every error is reported before
 // anything is written.
 //
-// Built three times (tests/encodings/meson.build): default flags, with -DPOSENC_NO_SIMD (the
+// Built three times (tests/additive/meson.build): default flags, with -DPOSENC_NO_SIMD (the
 // scalar fallback of the public entry points), and, where the CPU has it, with -mavx2 -mfma
 // -ffp-contract=off.
 #include <posenc/kernels/alibi.hpp>
@@ -125,7 +125,7 @@ void check_sinusoidal(std::size_t tokens, std::size_t heads, std::size_t hd, int
 #endif
 }
 
-TEST_CASE("encodings/sinusoidal kernel == reference == in + PE", "[kernels]") {
+TEST_CASE("additive/sinusoidal kernel == reference == in + PE", "[kernels]") {
   for (int layout = 0; layout < 3; ++layout) {
     for (const std::size_t hd : {1u, 7u, 8u, 16u, 37u, 64u}) {
       check_sinusoidal<float>(5, 3, hd, layout, false);
@@ -166,7 +166,7 @@ void check_learned(std::size_t tokens, std::size_t heads, std::size_t hd, int la
       }
 }
 
-TEST_CASE("encodings/learned kernel == reference == in + row", "[kernels]") {
+TEST_CASE("additive/learned kernel == reference == in + row", "[kernels]") {
   for (int layout = 0; layout < 3; ++layout)
     for (const std::size_t hd : {1u, 9u, 16u, 33u}) {
       check_learned<float>(6, 2, hd, layout);
@@ -175,7 +175,7 @@ TEST_CASE("encodings/learned kernel == reference == in + row", "[kernels]") {
     }
 }
 
-TEST_CASE("encodings/additive kernels reject bad arguments without writing", "[kernels]") {
+TEST_CASE("additive/additive kernels reject bad arguments without writing", "[kernels]") {
   const learned_config cfg{4, 8, 0};
   std::vector<float> w(32, 1.0f);
   const auto tv = make_learned_view<float>(cfg, w);
@@ -277,7 +277,7 @@ void check_alibi(std::size_t heads, std::size_t q_len, std::size_t k_len, alibi_
 #endif
 }
 
-TEST_CASE("encodings/alibi kernel == reference == score - m d", "[kernels]") {
+TEST_CASE("additive/alibi kernel == reference == score - m d", "[kernels]") {
   for (const alibi_variant v : {alibi_variant::causal, alibi_variant::symmetric}) {
     check_alibi<float>(12, 7, 37, v, 0, 0, false);   // prefill, q shorter than k
     check_alibi<float>(3, 19, 19, v, 0, 0, true);    // square, padded rows
@@ -290,7 +290,7 @@ TEST_CASE("encodings/alibi kernel == reference == score - m d", "[kernels]") {
   }
 }
 
-TEST_CASE("encodings/alibi kernel rejects bad arguments without writing", "[kernels]") {
+TEST_CASE("additive/alibi kernel rejects bad arguments without writing", "[kernels]") {
   const std::vector<float> slopes = make_alibi_slopes<float>({4});
   std::vector<float> s(4 * 3 * 5, 1.0f);
   const std::vector<float> before = s;
