@@ -177,13 +177,13 @@ static_assert(translation_law(), "sinusoidal: PE_{t+D} = T_D PE_t");
 
 // ---------------------------------------------------------------------------------------------
 // Learned tables: lookups past the end have no row.
-constexpr static_learned_table<float, 4, 2, 2> opt_like{{0, 0, 0, 0, 1, 2, 3, 4}};
-static_assert(opt_like.max_positions() == 2 && opt_like.lookup(0) == opt_like.data + 4 &&
+constexpr learned_table<float, 4, 2, 2> opt_like{{0, 0, 0, 0, 1, 2, 3, 4}};
+static_assert(opt_like.positions() == 2 && opt_like.lookup(0) == opt_like.data + 4 &&
                   opt_like.lookup(1) == opt_like.data + 6 && opt_like.lookup(2) == nullptr,
               "learned: offset 2, position p reads row p + 2, none past the end");
-static_assert(validate(learned_presets::opt_125m) == learned_error::ok &&
-                  learned_rows(learned_presets::opt_125m) == 2050 &&
-                  validate(learned_config{0, 8, 0}) == learned_error::max_positions,
+static_assert(validate(presets::opt_125m::config) == learned_error::ok &&
+                  learned_rows(presets::opt_125m::config) == 2050 &&
+                  validate(learned_config{0, 8, 0}) == learned_error::positions,
               "learned: OPT has 2050 rows; zero positions are rejected");
 
 // Spec rules.

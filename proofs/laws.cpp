@@ -70,7 +70,7 @@ constexpr std::array<double, D> vector_in_unit_box(std::uint64_t seed) {
 // R_m from it.
 template <class S, std::size_t P>
 struct float_table {
-  static constexpr rope_config c = posenc::checked_config<S>;
+  static constexpr rope_config c = posenc::checked_rope<S>;
   static constexpr std::size_t F = c.rotary_dim / 2;
   static constexpr std::array<pm::dd, F> thetas = pa::thetas_of<F>(c);
   static constexpr pm::sincos_grid<float, P, F> grid = pm::make_sincos_grid<float, P, F>(thetas);
@@ -110,7 +110,7 @@ constexpr bool laws_on_float_table() {
 // relative there too, so the tolerances are those of position 0).
 template <class S, class T>
 constexpr bool laws_at_large_positions() {
-  constexpr rope_config c = posenc::checked_config<S>;
+  constexpr rope_config c = posenc::checked_rope<S>;
   constexpr std::size_t F = c.rotary_dim / 2;
   constexpr auto q = vector_in_unit_box<c.head_dim>(3);
   const pa::rope_rotation<T, std::array<pm::dd, F>> rot{c, pa::thetas_of<F>(c)};
@@ -189,7 +189,7 @@ struct scaled_rotation {
   pa::rope_rotation<double> r;
   constexpr std::uint32_t head_dim() const { return r.head_dim(); }
   constexpr std::uint32_t pairs() const { return r.pairs(); }
-  constexpr pa::channel_pair channels(std::uint32_t i) const { return r.channels(i); }
+  constexpr posenc::channel_pair channels(std::uint32_t i) const { return r.channels(i); }
   constexpr scaled_pair pair(std::uint32_t i) const { return {r.pair(i)}; }
 };
 // A rotation whose angle depends on the absolute position: m theta_i + (m mod 3) / 4.
@@ -205,8 +205,8 @@ struct absolute_rotation {
   rope_config c;
   constexpr std::uint32_t head_dim() const { return c.head_dim; }
   constexpr std::uint32_t pairs() const { return c.rotary_dim / 2; }
-  constexpr pa::channel_pair channels(std::uint32_t i) const {
-    return pa::channels_of(c.layout, c.rotary_dim, i);
+  constexpr posenc::channel_pair channels(std::uint32_t i) const {
+    return posenc::pair_channels(c.layout, c.rotary_dim, i);
   }
   constexpr absolute_pair pair(std::uint32_t i) const { return {posenc::inv_freq_dd(c, i)}; }
 };

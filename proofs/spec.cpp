@@ -17,7 +17,7 @@
 #include <boost/hana/integral_constant.hpp>
 
 #include <posenc/frequencies/rope.hpp>
-#include <posenc/spec/dispatch.hpp>
+#include <posenc/spec/select.hpp>
 #include <posenc/spec/presets.hpp>
 #include <posenc/spec/rope.hpp>
 #include <posenc/spec/rope_spec.hpp>
@@ -43,12 +43,12 @@ constexpr bool for_every_preset(Law law) {
 }
 
 // ---- every preset is a valid spec --------------------------------------------------------------
-// checked_config<P> instantiates one static_assert per rule of spec/validate.hpp.
+// checked_rope<P> instantiates one static_assert per rule of spec/validate.hpp.
 static_assert(for_every_preset([](auto t) {
                 using P = typename decltype(t)::type;
                 static_assert(posenc::rope_spec<P>);
                 static_assert(posenc::validate(P::config) == posenc::rope_error::ok);
-                constexpr rope_config c = posenc::checked_config<P>;
+                constexpr rope_config c = posenc::checked_rope<P>;
                 return c.rotary_dim == P::config.rotary_dim;
               }),
               "every preset satisfies every rule of spec/validate.hpp");
@@ -75,7 +75,7 @@ static_assert(posenc::preset_count == 11 && posenc::preset_names[0] == "llama-2-
                   posenc::preset_names[10] == "deepseek-v2-lite",
               "preset_names lists presets::all in order");
 
-// Every preset's head_dim is one that dispatch_head_dim instantiates.
+// Every preset's head_dim is one that select_head_dim instantiates.
 static_assert(for_every_preset([](auto t) {
                 using P = typename decltype(t)::type;
                 bool in_list = false;
@@ -184,12 +184,12 @@ static_assert(posenc::find_preset("deepseek-v2-lite") == &presets::deepseek_v2_l
 static_assert(posenc::find_preset("phi2") == nullptr && posenc::find_preset("") == nullptr);
 static_assert([] {
   int hit = 0;
-  const bool ok = posenc::dispatch_head_dim(96, [&](auto d) { hit = decltype(d)::value; });
-  return ok && hit == 96 && !posenc::dispatch_head_dim(100, [&](auto) { hit = -1; }) && hit == 96;
+  const bool ok = posenc::select_head_dim(96, [&](auto d) { hit = decltype(d)::value; });
+  return ok && hit == 96 && !posenc::select_head_dim(100, [&](auto) { hit = -1; }) && hit == 96;
 }());
 static_assert([] {
   bool right_type = false;
-  const bool ok = posenc::dispatch_preset("gpt-neox-20b", [&](auto t) {
+  const bool ok = posenc::select_preset("gpt-neox-20b", [&](auto t) {
     right_type = std::is_same_v<typename decltype(t)::type, presets::gpt_neox_20b>;
   });
   return ok && right_type;

@@ -109,7 +109,7 @@ constexpr std::size_t to_half(const rope_config& c, std::size_t k) {
 
 // ---- helpers ---------------------------------------------------------------------------------
 template <class S>
-constexpr rope_config cfg = posenc::checked_config<S>;
+constexpr rope_config cfg = posenc::checked_rope<S>;
 template <class S>
 constexpr std::size_t dim = cfg<S>.head_dim;
 template <class S>

@@ -37,7 +37,7 @@ using fw::d_model;
 using fw::head_dim;
 using fw::heads;
 
-constexpr posenc::rope_config config = posenc::checked_config<fw::model>;
+constexpr posenc::rope_config config = posenc::checked_rope<fw::model>;
 constexpr std::size_t pairs = head_dim / 2;
 
 // The cos/sin cache of positions [0, context): correctly rounded floats computed by the compiler.

@@ -207,7 +207,7 @@ comparison compare(const std::vector<float>& y, const std::vector<vb>& ref) {
 }  // namespace
 
 int main() {
-  constexpr posenc::rope_config cfg = posenc::checked_config<fw::model>;
+  constexpr posenc::rope_config cfg = posenc::checked_rope<fw::model>;
   const auto& inv_freq = posenc::inv_freq_v<fw::model, float>;
   std::printf("posenc firmware attention: 1 layer, %u heads, head_dim %u, d_model %u, context %u\n",
               heads, head_dim, d_model, context);

@@ -416,7 +416,7 @@ TEST_CASE("additive/learned tables: views, lookups, bounds", "[tables]") {
   for (std::size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(i);
   const auto v = make_learned_view<float>(opt, w);
   REQUIRE(v.data == w.data());
-  CHECK(v.max_positions() == 4);
+  CHECK(v.positions() == 4);
   CHECK(v.lookup(0) == w.data() + 6);
   CHECK(v.lookup(3) == w.data() + 15);
   CHECK(v.lookup(4) == nullptr);
@@ -424,25 +424,25 @@ TEST_CASE("additive/learned tables: views, lookups, bounds", "[tables]") {
   CHECK(make_learned_view<float>(opt, std::span<const float>(w).first(17)).data == nullptr);
   CHECK(make_learned_view<float>({0, 3, 0}, w).data == nullptr);
 
-  learned_table<float> t;
-  CHECK(learned_table<float>::try_make(opt, std::span<const float>(w).first(5), t) ==
+  runtime_learned_table<float> t;
+  CHECK(runtime_learned_table<float>::try_make(opt, std::span<const float>(w).first(5), t) ==
         learned_error::rows);
   CHECK(t.view().data == nullptr);
-  REQUIRE(learned_table<float>::try_make(opt, w, t) == learned_error::ok);
+  REQUIRE(runtime_learned_table<float>::try_make(opt, w, t) == learned_error::ok);
   CHECK(t.lookup(1)[0] == 9.0f);
   CHECK(t.lookup(4) == nullptr);
-  CHECK_THROWS_WITH(learned_table<float>::make(opt, std::span<const float>(w).first(5)),
+  CHECK_THROWS_WITH(runtime_learned_table<float>::make(opt, std::span<const float>(w).first(5)),
                     "posenc: learned weights must have rows * dim values");
-  CHECK_THROWS_WITH(learned_table<float>::make({1, 0, 0}, w),
+  CHECK_THROWS_WITH(runtime_learned_table<float>::make({1, 0, 0}, w),
                     "posenc: learned dim must be positive");
-  learned_table<float> z;
-  REQUIRE(learned_table<float>::try_make(learned_presets::bert_base, z) == learned_error::ok);
+  runtime_learned_table<float> z;
+  REQUIRE(runtime_learned_table<float>::try_make(presets::bert_base::config, z) == learned_error::ok);
   CHECK(z.data().size() == 512u * 768u);
   CHECK(z.lookup(511) != nullptr);
   CHECK(z.lookup(512) == nullptr);
   CHECK(validate(learned_config{0xffffffffu, 1, 1}) == learned_error::rows);
-  CHECK(learned_rows(learned_presets::opt_125m) == 2050u);
-  CHECK(learned_rows(learned_presets::roberta_base) == 514u);
+  CHECK(learned_rows(presets::opt_125m::config) == 2050u);
+  CHECK(learned_rows(presets::roberta_base::config) == 514u);
 }
 
 }  // namespace

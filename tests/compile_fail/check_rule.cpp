@@ -1,5 +1,5 @@
 // A compile-time spec built from the broken config of one rule (-DPOSENC_RULE=<rule>), or from its
-// valid twin (-DPOSENC_VALID as well). checked_config<S> must stop compilation of the first with
+// valid twin (-DPOSENC_VALID as well). checked_rope<S> must stop compilation of the first with
 // the rule's static_assert message, and accept the second. Compiled by run.sh with -fsyntax-only.
 #include <posenc/spec/rope_spec.hpp>
 
@@ -22,6 +22,6 @@ struct spec {
       posenc_test::rules::config_for(posenc::rope_error::POSENC_RULE, kValid);
 };
 
-[[maybe_unused]] constexpr posenc::rope_config checked = posenc::checked_config<spec>;
+[[maybe_unused]] constexpr posenc::rope_config checked = posenc::checked_rope<spec>;
 
 }  // namespace

@@ -118,10 +118,10 @@ constexpr bool valid = false;
 
 #elif defined(POSENC_MISUSE_temporary_learned_table_view)
 #ifdef POSENC_VALID
-  const posenc::learned_table<float> learned{};
+  const posenc::runtime_learned_table<float> learned{};
   const posenc::learned_table_view<float> view = learned.view();
 #else
-  const posenc::learned_table_view<float> view = posenc::learned_table<float>{}.view();
+  const posenc::learned_table_view<float> view = posenc::runtime_learned_table<float>{}.view();
 #endif
   return view.data == nullptr ? pk::kernel_error::null_data : pk::kernel_error::ok;
 

@@ -154,7 +154,7 @@ struct scaled_rotation {
   };
   std::uint32_t head_dim() const { return r.head_dim(); }
   std::uint32_t pairs() const { return r.pairs(); }
-  pa::channel_pair channels(std::uint32_t i) const { return r.channels(i); }
+  posenc::channel_pair channels(std::uint32_t i) const { return r.channels(i); }
   pair_t pair(std::uint32_t i) const { return {r.pair(i), g}; }
 };
 
@@ -168,8 +168,8 @@ struct shear_rotation {
   };
   std::uint32_t head_dim() const { return c.head_dim; }
   std::uint32_t pairs() const { return c.rotary_dim / 2; }
-  pa::channel_pair channels(std::uint32_t i) const {
-    return pa::channels_of(c.layout, c.rotary_dim, i);
+  posenc::channel_pair channels(std::uint32_t i) const {
+    return posenc::pair_channels(c.layout, c.rotary_dim, i);
   }
   pair_t pair(std::uint32_t) const { return {t}; }
 };
@@ -189,8 +189,8 @@ struct absolute_rotation {
   };
   std::uint32_t head_dim() const { return c.head_dim; }
   std::uint32_t pairs() const { return c.rotary_dim / 2; }
-  pa::channel_pair channels(std::uint32_t i) const {
-    return pa::channels_of(c.layout, c.rotary_dim, i);
+  posenc::channel_pair channels(std::uint32_t i) const {
+    return posenc::pair_channels(c.layout, c.rotary_dim, i);
   }
   pair_t pair(std::uint32_t i) const { return {(*thetas)[i]}; }
 };
@@ -212,8 +212,8 @@ struct float_angle_rotation {
   };
   std::uint32_t head_dim() const { return c.head_dim; }
   std::uint32_t pairs() const { return c.rotary_dim / 2; }
-  pa::channel_pair channels(std::uint32_t i) const {
-    return pa::channels_of(c.layout, c.rotary_dim, i);
+  posenc::channel_pair channels(std::uint32_t i) const {
+    return posenc::pair_channels(c.layout, c.rotary_dim, i);
   }
   pair_t pair(std::uint32_t i) const { return {posenc::inv_freq<float>(c, i)}; }
 };

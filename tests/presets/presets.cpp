@@ -1,9 +1,9 @@
-// posenc/spec/presets.hpp and posenc/spec/dispatch.hpp: runtime names and head dimensions reach
+// posenc/spec/presets.hpp and posenc/spec/select.hpp: runtime names and head dimensions reach
 // the right compile-time types (and unknown ones reach none), the runtime lookups, every preset
 // against the fields of its model's published config.json, and each preset's runtime inv_freq
 // against the compile-time inv_freq_v, bit for bit.
 #include <posenc/frequencies/rope.hpp>
-#include <posenc/spec/dispatch.hpp>
+#include <posenc/spec/select.hpp>
 #include <posenc/spec/presets.hpp>
 
 #include <rapidcheck/catch.h>
@@ -131,13 +131,13 @@ rope_config expected_config(const published& p) {
 
 }  // namespace
 
-TEST_CASE("presets/dispatch_preset: every name reaches its own type, once", "[presets]") {
+TEST_CASE("presets/select_preset: every name reaches its own type, once", "[presets]") {
   hana::for_each(presets::all, [](auto t) {
     using P = typename decltype(t)::type;
     const std::string name = rt_string(P::name);
     int calls = 0;
     bool right_type = false;
-    const bool found = posenc::dispatch_preset(name, [&](auto u) {
+    const bool found = posenc::select_preset(name, [&](auto u) {
       ++calls;
       right_type = std::is_same_v<typename decltype(u)::type, P>;
     });
@@ -148,21 +148,21 @@ TEST_CASE("presets/dispatch_preset: every name reaches its own type, once", "[pr
   });
 }
 
-TEST_CASE("presets/dispatch_preset: unknown names reach nothing", "[presets]") {
+TEST_CASE("presets/select_preset: unknown names reach nothing", "[presets]") {
   for (const char* s : {"", "llama", "LLAMA-2-7B", "llama-2-7b ", " llama-2-7b", "llama-2-7", "phi",
                         "phi2", "llama-3.1-8b-instruct", "deepseek-v2", "gpt-j", "qwen2-7b\n"}) {
     const std::string name = rt_string(s);
     int calls = 0;
     INFO("name '" << name << "'");
-    CHECK_FALSE(posenc::dispatch_preset(name, [&](auto) { ++calls; }));
+    CHECK_FALSE(posenc::select_preset(name, [&](auto) { ++calls; }));
     CHECK(calls == 0);
     CHECK(posenc::find_preset(name) == nullptr);
   }
 }
 
-TEST_CASE("presets/dispatch_preset: random strings match exactly the known names", "[presets]") {
+TEST_CASE("presets/select_preset: random strings match exactly the known names", "[presets]") {
   const std::vector<std::string> names = all_names();
-  rc::prop("dispatch_preset(s) is true iff s is a preset name", [&] {
+  rc::prop("select_preset(s) is true iff s is a preset name", [&] {
     // Half the cases: a name with one character changed, inserted or removed; the others: any
     // string (which is almost never a name).
     std::string s;
@@ -179,17 +179,17 @@ TEST_CASE("presets/dispatch_preset: random strings match exactly the known names
     }
     const bool known = std::find(names.begin(), names.end(), s) != names.end();
     int calls = 0;
-    RC_ASSERT(posenc::dispatch_preset(s, [&](auto) { ++calls; }) == known);
+    RC_ASSERT(posenc::select_preset(s, [&](auto) { ++calls; }) == known);
     RC_ASSERT(calls == (known ? 1 : 0));
     RC_ASSERT((posenc::find_preset(s) != nullptr) == known);
   });
 }
 
-TEST_CASE("presets/dispatch_head_dim: supported sizes reach their constant, others nothing",
+TEST_CASE("presets/select_head_dim: supported sizes reach their constant, others nothing",
           "[presets]") {
   for (std::uint32_t d : {64u, 80u, 96u, 128u, 256u}) {
     int got = -1, calls = 0;
-    CHECK(posenc::dispatch_head_dim(rt(d), [&](auto c) {
+    CHECK(posenc::select_head_dim(rt(d), [&](auto c) {
       ++calls;
       got = decltype(c)::value;
       static_assert(std::is_same_v<std::remove_cv_t<decltype(decltype(c)::value)>, int>);
@@ -201,14 +201,14 @@ TEST_CASE("presets/dispatch_head_dim: supported sizes reach their constant, othe
                           std::numeric_limits<std::uint32_t>::max()}) {
     int calls = 0;
     INFO("head_dim " << d);
-    CHECK_FALSE(posenc::dispatch_head_dim(rt(d), [&](auto) { ++calls; }));
+    CHECK_FALSE(posenc::select_head_dim(rt(d), [&](auto) { ++calls; }));
     CHECK(calls == 0);
   }
   // Every preset's head_dim dispatches.
   hana::for_each(presets::all, [](auto t) {
     using P = typename decltype(t)::type;
     INFO(P::name);
-    CHECK(posenc::dispatch_head_dim(rt(P::config.head_dim), [](auto) {}));
+    CHECK(posenc::select_head_dim(rt(P::config.head_dim), [](auto) {}));
   });
 }
 
@@ -269,7 +269,7 @@ TEST_CASE("presets/values: each preset is its model's published config.json", "[
     CHECK(got->scaling.attention_factor == 0.0);  // no preset sets an explicit one
     CHECK(posenc::validate(*got) == posenc::rope_error::ok);
     bool max_pos_ok = false;
-    posenc::dispatch_preset(p.name, [&](auto t) {
+    posenc::select_preset(p.name, [&](auto t) {
       max_pos_ok = decltype(t)::type::max_position_embeddings == p.max_position_embeddings;
     });
     CHECK(max_pos_ok);

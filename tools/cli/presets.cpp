@@ -5,7 +5,7 @@
 #include "cli/error.hpp"
 
 #if POSENC_CLI_PRESETS
-#include <posenc/spec/dispatch.hpp>
+#include <posenc/spec/select.hpp>
 #endif
 
 namespace posenc::cli {

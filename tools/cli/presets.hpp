@@ -1,5 +1,5 @@
 // --preset NAME: the configurations of published models (posenc/spec/presets.hpp), looked up
-// by name through posenc/spec/dispatch.hpp when the build has Boost.Hana.
+// by name through posenc/spec/select.hpp when the build has Boost.Hana.
 #pragma once
 
 #include <string>

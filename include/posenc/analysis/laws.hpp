@@ -44,16 +44,12 @@ struct block2 {
   double d = 1.0;
 };
 
-// The two channels that pair i rotates.
-struct channel_pair {
-  std::uint32_t first = 0;
-  std::uint32_t second = 0;
-};
-
-// Pair i of a layout (docs/formulas.md §1): interleaved (2i, 2i+1), half-split (i, i + R/2).
-constexpr channel_pair channels_of(rope_layout layout, std::uint32_t rotary_dim, std::uint32_t i) {
-  if (layout == rope_layout::interleaved) return {2 * i, 2 * i + 1};
-  return {i, i + rotary_dim / 2};
+// The names these had before pair_channels moved next to rope_layout (spec/rope.hpp).
+using channel_pair [[deprecated("posenc: use posenc::channel_pair (spec/rope.hpp)")]] =
+    posenc::channel_pair;
+[[deprecated("posenc: use posenc::pair_channels (spec/rope.hpp)")]] constexpr posenc::channel_pair
+channels_of(rope_layout layout, std::uint32_t rotary_dim, std::uint32_t i) {
+  return posenc::pair_channels(layout, rotary_dim, i);
 }
 
 // A block-diagonal rotation: pairs() blocks on the channels channels(i), the channels from
@@ -62,7 +58,7 @@ template <class R>
 concept block_rotation = requires(const R& r, std::uint32_t i, std::uint64_t m) {
   { r.head_dim() } -> std::convertible_to<std::uint32_t>;
   { r.pairs() } -> std::convertible_to<std::uint32_t>;
-  { r.channels(i) } -> std::convertible_to<channel_pair>;
+  { r.channels(i) } -> std::convertible_to<posenc::channel_pair>;
   { r.pair(i).at(m) } -> std::convertible_to<block2>;
 };
 
@@ -102,8 +98,8 @@ struct rope_rotation {
   Thetas thetas = detail::default_thetas<Thetas>(config);
   constexpr std::uint32_t head_dim() const { return config.head_dim; }
   constexpr std::uint32_t pairs() const { return config.rotary_dim / 2; }
-  constexpr channel_pair channels(std::uint32_t i) const {
-    return channels_of(config.layout, config.rotary_dim, i);
+  constexpr posenc::channel_pair channels(std::uint32_t i) const {
+    return posenc::pair_channels(config.layout, config.rotary_dim, i);
   }
   constexpr rope_pair<T> pair(std::uint32_t i) const { return {thetas[i]}; }
 };
@@ -140,8 +136,8 @@ struct grid_rotation {
   };
   constexpr std::uint32_t head_dim() const { return config.head_dim; }
   constexpr std::uint32_t pairs() const { return static_cast<std::uint32_t>(F); }
-  constexpr channel_pair channels(std::uint32_t i) const {
-    return channels_of(config.layout, 2 * static_cast<std::uint32_t>(F), i);
+  constexpr posenc::channel_pair channels(std::uint32_t i) const {
+    return posenc::pair_channels(config.layout, 2 * static_cast<std::uint32_t>(F), i);
   }
   constexpr pair_view pair(std::uint32_t i) const { return {grid, i}; }
 };
@@ -230,7 +226,7 @@ constexpr double norm_preservation(const Rot& rot, std::uint64_t m, const Vec& x
   double nx = 0.0;
   for (std::uint32_t i = 0; i < rot.pairs(); ++i) {
     const block2 b = rot.pair(i).at(m);
-    const channel_pair ch = rot.channels(i);
+    const posenc::channel_pair ch = rot.channels(i);
     const auto x0 = static_cast<double>(x[ch.first]);
     const auto x1 = static_cast<double>(x[ch.second]);
     const double y0 = detail::dot2(b.a, b.b, x0, x1);
@@ -274,7 +270,7 @@ constexpr double relative_dependence(const Rot& rot, std::uint64_t m, std::uint6
   double rhs = 0.0;
   for (std::uint32_t i = 0; i < rot.pairs(); ++i) {
     const auto p = rot.pair(i);
-    const channel_pair ch = rot.channels(i);
+    const posenc::channel_pair ch = rot.channels(i);
     const auto q0 = static_cast<double>(q[ch.first]);
     const auto q1 = static_cast<double>(q[ch.second]);
     const auto k0 = static_cast<double>(k[ch.first]);

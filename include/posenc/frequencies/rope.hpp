@@ -193,7 +193,7 @@ constexpr double attention_factor(const rope_config& c) {
 // All R/2 frequencies of a compile-time spec S, validated, as a constexpr array.
 template <rope_spec S, class T>
 inline constexpr auto inv_freq_v = [] {
-  constexpr rope_config c = checked_config<S>;
+  constexpr rope_config c = checked_rope<S>;
   std::array<T, c.rotary_dim / 2> out{};
   for (std::uint32_t i = 0; i < c.rotary_dim / 2; ++i) out[i] = inv_freq<T>(c, i);
   return out;

@@ -2,7 +2,7 @@
 // table row of pos(t), columns h * head_dim .. (h + 1) * head_dim (the table's width is
 // heads * head_dim: a [tokens, d_model] embedding is heads = 1, head_dim = d_model). One float
 // addition per element (load_float of both, add, store_as<T>): the SIMD kernel equals the scalar
-// reference bit for bit. A position without a row (p >= max_positions) is
+// reference bit for bit. A position without a row (p >= positions) is
 // kernel_error::position_out_of_range, checked before anything is written.
 //
 // Also the shared machinery of the additive kernels (sinusoidal.hpp uses it): argument checks and
@@ -43,7 +43,7 @@ struct table_rows {
 
 template <class U>
 constexpr table_rows<U> rows_of(const learned_table_view<U>& t) {
-  return {t.data, t.max_positions(), t.dim, t.offset};
+  return {t.data, t.positions(), t.dim, t.offset};
 }
 
 // Every argument of an additive kernel, in order: views (null data, strides), shapes, overlap

@@ -1,6 +1,6 @@
 // RoPE configurations of published models, one type per model: a `static constexpr rope_config
 // config` (so each is a rope_spec, usable as posenc::inv_freq_v<P, float> and in tables), its
-// `name` (the key of --preset and of dispatch_preset) and the checkpoint's
+// `name` (the key of --preset and of select_preset) and the checkpoint's
 // `max_position_embeddings`. Every value comes from the model's Hugging Face config.json; each
 // preset cites the repository and the fields it was read from. Layouts are those of the HF
 // checkpoints (docs/formulas.md section 1): Llama (whose HF converter permuted Meta's
@@ -8,7 +8,7 @@
 // DeepSeek-V2's rope slice are interleaved.
 //
 // `all` is a Boost.Hana tuple of every preset type: iterate it with hana::for_each (proofs/), or
-// go from a runtime name to a type with dispatch_preset (spec/dispatch.hpp). docs/presets.md
+// go from a runtime name to a type with select_preset (spec/select.hpp). docs/presets.md
 // lists the presets with their provenance and explains how to add one.
 #pragma once
 

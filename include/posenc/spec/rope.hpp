@@ -15,6 +15,20 @@ enum class rope_layout : std::uint8_t {
   half,         // (i, i + R/2): GPT-NeoX, HF Llama "rotate_half", ggml NEOX
 };
 
+// The two channels that one rotary pair turns together.
+struct channel_pair {
+  std::uint32_t first = 0;
+  std::uint32_t second = 0;
+};
+
+// Channels of pair i < rotary_dim/2 (docs/formulas.md §1): interleaved (2i, 2i+1), half
+// (i, i + R/2). The one definition of the layout; tables, kernels and laws all use it.
+constexpr channel_pair pair_channels(rope_layout layout, std::uint32_t rotary_dim,
+                                     std::uint32_t i) {
+  if (layout == rope_layout::interleaved) return {2 * i, 2 * i + 1};
+  return {i, i + rotary_dim / 2};
+}
+
 // HF rope_type.
 enum class scaling_type : std::uint8_t { none, linear, ntk, dynamic, yarn, llama3, longrope };
 
@@ -147,6 +161,11 @@ struct rope_config {
   rope_layout layout = rope_layout::half;
   rope_scaling scaling{};
 };
+
+// Channels of pair i < c.rotary_dim/2 in c's layout.
+constexpr channel_pair pair_channels(const rope_config& c, std::uint32_t i) {
+  return pair_channels(c.layout, c.rotary_dim, i);
+}
 
 // HF's rotary width for a partial rotary factor: int(head_dim * factor), truncated
 // (GPT-NeoX rotary_pct 0.25, Phi-2 0.4). Returns 0 for factors outside (0, 1].

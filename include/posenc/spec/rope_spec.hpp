@@ -4,7 +4,7 @@
 //                                                                 posenc::rope_layout::half}; };
 //
 // (a type rather than a value template argument: Clang 16 accepts no floating-point non-type
-// template arguments). checked_config<S> is S::config after every rule of spec/validate.hpp has
+// template arguments). checked_rope<S> is S::config after every rule of spec/validate.hpp has
 // been asserted, each with its own readable message.
 #pragma once
 
@@ -57,7 +57,12 @@ struct rope_spec_check {
 
 // S::config, validated at compile time (a broken rule stops compilation with its message).
 template <rope_spec S>
-inline constexpr rope_config checked_config = (static_cast<void>(detail::rope_spec_check<S>::valid),
-                                               detail::rope_spec_check<S>::c);
+inline constexpr rope_config checked_rope = (static_cast<void>(detail::rope_spec_check<S>::valid),
+                                             detail::rope_spec_check<S>::c);
+
+// The name checked_rope had before every encoding's checked form was named checked_<encoding>.
+template <rope_spec S>
+[[deprecated("posenc: use posenc::checked_rope<S>")]] inline constexpr rope_config checked_config =
+    checked_rope<S>;
 
 }  // namespace posenc

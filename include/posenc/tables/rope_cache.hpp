@@ -108,8 +108,8 @@ constexpr rope_cache<T, Positions, Pairs> make_rope_cache(const rope_config& c,
 // ~1-3 ms each, so compile-time double caches are practical only up to a few thousand entries
 // (build larger ones at run time). Large caches need raised constexpr limits (docs/building.md).
 template <rope_spec S, class T, std::size_t MaxPos>
-inline constexpr rope_cache<T, MaxPos, checked_config<S>.rotary_dim / 2> rope_cache_v =
-    detail::make_rope_cache<T, MaxPos>(checked_config<S>, detail::spec_thetas_v<S>);
+inline constexpr rope_cache<T, MaxPos, checked_rope<S>.rotary_dim / 2> rope_cache_v =
+    detail::make_rope_cache<T, MaxPos>(checked_rope<S>, detail::spec_thetas_v<S>);
 
 // Fills cos_out and sin_out (max_pos * rotary_dim/2 entries each, row-major [p][i]) with the cache
 // of runtime config c for positions [0, max_pos), bit-identical to rope_cache_v for the same

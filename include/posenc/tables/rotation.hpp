@@ -35,17 +35,9 @@
 
 namespace posenc {
 
-// The two channels rotated together by pair i.
-struct rope_pair_channels {
-  std::uint32_t first = 0;
-  std::uint32_t second = 0;
-};
-
-// Channels of pair i < rotary_dim/2 in c's layout: (2i, 2i+1) or (i, i + R/2).
-constexpr rope_pair_channels pair_channels(const rope_config& c, std::uint32_t i) {
-  if (c.layout == rope_layout::interleaved) return {2 * i, 2 * i + 1};
-  return {i, i + c.rotary_dim / 2};
-}
+// Before channel_pair and pair_channels moved next to rope_layout (spec/rope.hpp).
+using rope_pair_channels [[deprecated("posenc: use posenc::channel_pair (spec/rope.hpp)")]] =
+    channel_pair;
 
 // One 2x2 rotation: channels (first, second) by the angle whose cos and sin these are.
 template <class T>
@@ -77,7 +69,7 @@ template <class T>
 constexpr pair_rotation<T> pair_rotation_at(const rope_config& c, std::uint32_t i, std::uint64_t m,
                                             math::dd theta) {
   const math::sincos_result<T> v = math::sincos_of_product<T>(m, theta);
-  const rope_pair_channels ch = pair_channels(c, i);
+  const channel_pair ch = pair_channels(c, i);
   return {v.cos, v.sin, ch.first, ch.second};
 }
 
@@ -225,20 +217,20 @@ constexpr rope_error apply_rotation(const rope_config& c, std::uint64_t m, const
 // evaluation than the runtime-config forms when called repeatedly. Same values, bit for bit.
 
 template <rope_spec S, class T>
-constexpr std::array<pair_rotation<T>, checked_config<S>.rotary_dim / 2> rotation_pairs(
+constexpr std::array<pair_rotation<T>, checked_rope<S>.rotary_dim / 2> rotation_pairs(
     std::uint64_t m) {
   static_assert(detail::is_table_type<T>, "posenc: tables are float or double");
-  std::array<pair_rotation<T>, checked_config<S>.rotary_dim / 2> out{};
-  detail::fill_rotation_pairs<T>(checked_config<S>, m, detail::spec_thetas<S>{}, out.data());
+  std::array<pair_rotation<T>, checked_rope<S>.rotary_dim / 2> out{};
+  detail::fill_rotation_pairs<T>(checked_rope<S>, m, detail::spec_thetas<S>{}, out.data());
   return out;
 }
 
 template <rope_spec S, class T>
-constexpr std::array<T, std::size_t{checked_config<S>.head_dim} * checked_config<S>.head_dim>
+constexpr std::array<T, std::size_t{checked_rope<S>.head_dim} * checked_rope<S>.head_dim>
 rotation_matrix(std::uint64_t m) {
   static_assert(detail::is_table_type<T>, "posenc: tables are float or double");
-  std::array<T, std::size_t{checked_config<S>.head_dim} * checked_config<S>.head_dim> out{};
-  detail::fill_rotation_matrix<T>(checked_config<S>, m, detail::spec_thetas<S>{}, out.data());
+  std::array<T, std::size_t{checked_rope<S>.head_dim} * checked_rope<S>.head_dim> out{};
+  detail::fill_rotation_matrix<T>(checked_rope<S>, m, detail::spec_thetas<S>{}, out.data());
   return out;
 }
 
@@ -246,7 +238,7 @@ rotation_matrix(std::uint64_t m) {
 template <rope_spec S, class T>
 constexpr void apply_rotation(std::uint64_t m, const T* x, T* y) {
   static_assert(detail::is_table_type<T>, "posenc: tables are float or double");
-  detail::apply_rotation_with(checked_config<S>, m, detail::spec_thetas<S>{}, x, y);
+  detail::apply_rotation_with(checked_rope<S>, m, detail::spec_thetas<S>{}, x, y);
 }
 
 }  // namespace posenc

@@ -27,7 +27,7 @@ constexpr std::array<math::dd, Pairs> rope_thetas(const rope_config& c, std::uin
 // of constant evaluation (a double-double pow; yarn adds its correction range), and GCC caches
 // variable templates where Clang re-evaluates every call.
 template <rope_spec S>
-inline constexpr std::array<math::dd, checked_config<S>.rotary_dim / 2> spec_thetas_v =
-    rope_thetas<checked_config<S>.rotary_dim / 2>(checked_config<S>, 0);
+inline constexpr std::array<math::dd, checked_rope<S>.rotary_dim / 2> spec_thetas_v =
+    rope_thetas<checked_rope<S>.rotary_dim / 2>(checked_rope<S>, 0);
 
 }  // namespace posenc::detail
