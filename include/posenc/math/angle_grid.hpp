@@ -27,6 +27,7 @@
 
 #include <posenc/math/angle.hpp>
 #include <posenc/math/double_double.hpp>
+#include <posenc/math/rounding.hpp>
 #include <posenc/math/trig.hpp>
 
 namespace posenc::math {
@@ -100,8 +101,7 @@ struct high_angles {
 template <class T>
 constexpr void sincos_of_products(dd theta, std::size_t count, T* cos_out, T* sin_out,
                                   std::size_t stride, dd scale = {1.0, 0.0}) {
-  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
-                "posenc: tables are float or double");
+  static_assert(detail::is_float_or_double<T>, "posenc: tables are float or double");
   constexpr std::size_t B = detail::kAngleBlock;
   const double eps = detail::combine_eps(scale);
   detail::low_angles low;
@@ -144,8 +144,7 @@ struct sincos_grid {
 template <class T, std::size_t P, std::size_t F>
 constexpr sincos_grid<T, P, F> make_sincos_grid(const std::array<dd, F>& theta,
                                                dd scale = {1.0, 0.0}) {
-  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
-                "posenc: tables are float or double");
+  static_assert(detail::is_float_or_double<T>, "posenc: tables are float or double");
   static_assert(P > 0 && F > 0, "posenc: a grid needs at least one position and one frequency");
   // In 64 bits: std::size_t is 32 bits wide on 32-bit targets (arm-none-eabi).
   static_assert(std::uint64_t{P} < (std::uint64_t{1} << 32),

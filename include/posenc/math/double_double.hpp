@@ -62,11 +62,18 @@ constexpr dd fast_two_sum(double a, double b) {
 }
 
 namespace detail {
-// a * b rounded once, never fused with a neighbouring addition (see the header comment).
-constexpr double product(double a, double b) {
-  double p = a * b;
+// a * b rounded once to T (double, or float in the tables' rotations), never fused with a
+// neighbouring addition (see the header comment).
+template <class T>
+constexpr T product(T a, T b) {
+  T p = a * b;
   POSENC_DETAIL_OPAQUE(p);
   return p;
+}
+
+// a0 b0 + a1 b1 with both products rounded separately.
+constexpr double dot2(double a0, double a1, double b0, double b1) {
+  return product(a0, b0) + product(a1, b1);
 }
 
 // Veltkamp split: a == hi + lo, each with at most 26 significant bits (|a| < 2^996).

@@ -1,12 +1,20 @@
-// Rounding a double-double value once to float or double (round to nearest, ties to even).
+// Rounding a double-double value once to float or double (round to nearest, ties to even), and
+// down or up to an integer.
 #pragma once
 
 #include <limits>
+#include <type_traits>
 
 #include <posenc/math/detail/fp_bits.hpp>
 #include <posenc/math/double_double.hpp>
 
 namespace posenc::math {
+
+namespace detail {
+// The types a result is rounded to (round_to<T>): the entry types of every table.
+template <class T>
+inline constexpr bool is_float_or_double = std::is_same_v<T, float> || std::is_same_v<T, double>;
+}  // namespace detail
 
 // The double nearest to hi + lo (hi + lo is renormalised first, so hi is the rounded sum).
 constexpr double to_double(dd x) {
@@ -43,10 +51,23 @@ constexpr float to_float(dd x) {
   return toward_other ? static_cast<float>(other) : f;
 }
 
+namespace detail {
+// The largest integer <= x, as a double-double (|x| < 2^51): floor(hi), one less when hi is an
+// integer and lo < 0.
+constexpr dd floor(dd x) {
+  const double f = floor(x.hi);
+  if (f != x.hi) return {f, 0.0};
+  return x.lo < 0.0 ? dd{f - 1.0, 0.0} : dd{f, 0.0};
+}
+// The smallest integer >= x (|x| < 2^51).
+constexpr dd ceil(dd x) {
+  return -floor(-x);
+}
+}  // namespace detail
+
 template <class T>
 constexpr T round_to(dd x) {
-  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
-                "posenc: results round to float or double only");
+  static_assert(detail::is_float_or_double<T>, "posenc: results round to float or double only");
   if constexpr (std::is_same_v<T, float>) {
     return to_float(x);
   } else {

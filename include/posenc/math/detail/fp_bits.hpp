@@ -27,6 +27,12 @@ constexpr bool sign_bit(double x) {
 constexpr double fabs(double x) {
   return x < 0.0 ? -x : (x == 0.0 ? 0.0 : x);
 }
+// The larger of a and b; NaN if either is NaN (a worst case fed a NaN stays NaN, so that a bound
+// checked against it fails).
+constexpr double max(double a, double b) {
+  if (is_nan(b)) return b;
+  return a < b ? b : a;
+}
 
 // 2^k for k in [-1022, 1023], built from its bit pattern (exact).
 constexpr double pow2(int k) {

@@ -39,4 +39,7 @@ inline constexpr double pio2_0 = 0x1.921fb54442d18p+0;
 inline constexpr double pio2_1 = 0x1.1a62633145c07p-54;
 inline constexpr double pio2_2 = -0x1.f1976b7ed8fbcp-110;
 
+// 2 pi as a double-double, 4 (pio2_0 + pio2_1) (exact scaling; relative error below 2^-107).
+inline constexpr dd two_pi{0x1.921fb54442d18p+2, 0x1.1a62633145c07p-52};
+
 }  // namespace posenc::math::detail
