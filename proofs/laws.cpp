@@ -19,7 +19,7 @@
 
 #include <posenc/analysis.hpp>
 #include <posenc/spec/presets.hpp>
-#include <posenc/spec/rope_spec.hpp>
+#include <posenc/spec/rope.hpp>
 
 namespace pa = posenc::analysis;
 namespace pm = posenc::math;

@@ -17,11 +17,12 @@
 #include <boost/hana/integral_constant.hpp>
 
 #include <posenc/frequencies/rope.hpp>
-#include <posenc/spec/select.hpp>
+#include <posenc/math/detail/fp_bits.hpp>
+#include <posenc/math/double_double.hpp>
+#include <posenc/math/rounding.hpp>
 #include <posenc/spec/presets.hpp>
 #include <posenc/spec/rope.hpp>
-#include <posenc/spec/rope_spec.hpp>
-#include <posenc/spec/validate.hpp>
+#include <posenc/spec/select.hpp>
 
 namespace hana = boost::hana;
 namespace pm = posenc::math;

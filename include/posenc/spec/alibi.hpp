@@ -15,6 +15,8 @@
 #include <concepts>
 #include <cstdint>
 
+#include <posenc/spec/rules.hpp>
+
 namespace posenc {
 
 enum class alibi_variant : std::uint8_t { causal, symmetric };
@@ -51,9 +53,11 @@ constexpr bool satisfies(const alibi_config& c, alibi_error e) {
   return false;
 }
 
+inline constexpr alibi_error all_alibi_rules[] = {alibi_error::heads};
+
+// The first rule c breaks, or alibi_error::ok.
 constexpr alibi_error validate(const alibi_config& c) {
-  if (!satisfies(c, alibi_error::heads)) return alibi_error::heads;
-  return alibi_error::ok;
+  return spec_detail::first_broken_rule(c, all_alibi_rules);
 }
 
 // A compile-time ALiBi encoding is a type with `static constexpr alibi_config config`.
@@ -62,18 +66,18 @@ concept alibi_spec = requires {
   { S::config } -> std::convertible_to<alibi_config>;
 };
 
-namespace detail {
+namespace spec_detail {
 template <alibi_spec S>
 struct alibi_spec_check {
   static constexpr alibi_config c = S::config;
   static_assert(satisfies(c, alibi_error::heads), "posenc: alibi heads must be positive");
   static constexpr bool valid = validate(c) == alibi_error::ok;
 };
-}  // namespace detail
+}  // namespace spec_detail
 
-// S::config, validated at compile time.
+// S::config, validated at compile time (a broken rule stops compilation with its message).
 template <alibi_spec S>
 inline constexpr alibi_config checked_alibi =
-    (static_cast<void>(detail::alibi_spec_check<S>::valid), detail::alibi_spec_check<S>::c);
+    spec_detail::checked_form<spec_detail::alibi_spec_check<S>>;
 
 }  // namespace posenc

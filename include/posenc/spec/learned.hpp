@@ -15,6 +15,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include <posenc/spec/rules.hpp>
+
 namespace posenc {
 
 struct learned_config {
@@ -62,10 +64,9 @@ constexpr bool satisfies(const learned_config& c, learned_error e) {
 inline constexpr learned_error all_learned_rules[] = {learned_error::positions,
                                                       learned_error::dim, learned_error::rows};
 
+// The first rule c breaks, or learned_error::ok.
 constexpr learned_error validate(const learned_config& c) {
-  for (learned_error e : all_learned_rules)
-    if (!satisfies(c, e)) return e;
-  return learned_error::ok;
+  return spec_detail::first_broken_rule(c, all_learned_rules);
 }
 
 // Rows of the table: positions + offset.
@@ -108,7 +109,7 @@ concept learned_spec = requires {
   { S::config } -> std::convertible_to<learned_config>;
 };
 
-namespace detail {
+namespace spec_detail {
 template <learned_spec S>
 struct learned_spec_check {
   static constexpr learned_config c = S::config;
@@ -119,10 +120,11 @@ struct learned_spec_check {
                 "posenc: learned positions + offset must be below 2^32");
   static constexpr bool valid = validate(c) == learned_error::ok;
 };
-}  // namespace detail
+}  // namespace spec_detail
 
+// S::config, validated at compile time (a broken rule stops compilation with its message).
 template <learned_spec S>
 inline constexpr learned_config checked_learned =
-    (static_cast<void>(detail::learned_spec_check<S>::valid), detail::learned_spec_check<S>::c);
+    spec_detail::checked_form<spec_detail::learned_spec_check<S>>;
 
 }  // namespace posenc

@@ -19,9 +19,10 @@
 #include <concepts>
 #include <cstdint>
 
+#include <posenc/math/detail/fp_bits.hpp>
 #include <posenc/math/double_double.hpp>
 #include <posenc/math/pow.hpp>
-#include <posenc/spec/validate.hpp>
+#include <posenc/spec/rules.hpp>
 
 namespace posenc {
 
@@ -75,22 +76,20 @@ constexpr bool satisfies(const sinusoidal_config& c, sinusoidal_error e) {
     case sinusoidal_error::split_dim:
       return c.layout != sinusoidal_layout::split || c.dim >= 2;
     case sinusoidal_error::base:
-      return detail::finite(c.base) && c.base > 1.0;
+      return math::detail::is_finite(c.base) && c.base > 1.0;
     case sinusoidal_error::padding_idx:
       return c.padding_idx >= -1;
   }
   return false;
 }
 
-// The first rule c breaks, or sinusoidal_error::ok.
 inline constexpr sinusoidal_error all_sinusoidal_rules[] = {
     sinusoidal_error::dim, sinusoidal_error::split_dim, sinusoidal_error::base,
     sinusoidal_error::padding_idx};
 
+// The first rule c breaks, or sinusoidal_error::ok.
 constexpr sinusoidal_error validate(const sinusoidal_config& c) {
-  for (sinusoidal_error e : all_sinusoidal_rules)
-    if (!satisfies(c, e)) return e;
-  return sinusoidal_error::ok;
+  return spec_detail::first_broken_rule(c, all_sinusoidal_rules);
 }
 
 // Number of frequencies w_k: ceil(d/2) (paper) or floor(d/2) (split).
@@ -127,7 +126,7 @@ concept sinusoidal_spec = requires {
   { S::config } -> std::convertible_to<sinusoidal_config>;
 };
 
-namespace detail {
+namespace spec_detail {
 template <sinusoidal_spec S>
 struct sinusoidal_spec_check {
   static constexpr sinusoidal_config c = S::config;
@@ -140,12 +139,11 @@ struct sinusoidal_spec_check {
                 "posenc: sinusoidal padding_idx must be -1 (none) or >= 0");
   static constexpr bool valid = validate(c) == sinusoidal_error::ok;
 };
-}  // namespace detail
+}  // namespace spec_detail
 
 // S::config, validated at compile time (a broken rule stops compilation with its message).
 template <sinusoidal_spec S>
 inline constexpr sinusoidal_config checked_sinusoidal =
-    (static_cast<void>(detail::sinusoidal_spec_check<S>::valid),
-     detail::sinusoidal_spec_check<S>::c);
+    spec_detail::checked_form<spec_detail::sinusoidal_spec_check<S>>;
 
 }  // namespace posenc
