@@ -24,9 +24,12 @@
 #include <boost/hana/for_each.hpp>
 
 #include <posenc/frequencies/rope.hpp>
+#include <posenc/math/detail/fp_bits.hpp>
+#include <posenc/math/detail/series.hpp>
+#include <posenc/math/double_double.hpp>
+#include <posenc/math/rounding.hpp>
 #include <posenc/spec/presets.hpp>
 #include <posenc/spec/rope.hpp>
-#include <posenc/spec/validate.hpp>
 
 namespace hana = boost::hana;
 namespace pm = posenc::math;
@@ -240,7 +243,7 @@ constexpr bool llama3_continuous_at_edges(std::uint32_t i) {
   constexpr std::uint32_t L = 8192;
   const dd theta = default_dd<P>[i];
   const dd low_branch = theta / factor;
-  const dd w = posenc::detail::two_pi_dd / theta;
+  const dd w = pm::detail::two_pi / theta;
   const dd edge = dd{static_cast<double>(L), 0.0} / w;  // the freq factor that puts an edge on w
   const double width = pm::to_double(theta - low_branch);
   for (const edge_sample& e : kEdgeSamples) {
@@ -309,7 +312,8 @@ static_assert(llama_3_1_bands(), "Llama-3.1-8B: pairs 0-28 unscaled, 29-34 mediu
 template <class P>
 constexpr bool yarn_ramp_ends(const rope_config& c, std::uint32_t low, std::uint32_t high,
                               bool every_pair) {
-  const posenc::detail::yarn_range r = posenc::detail::yarn_correction_range(c);
+  const posenc::frequencies_detail::yarn_range r =
+      posenc::frequencies_detail::yarn_correction_range(c);
   if (!(r.low == dd{static_cast<double>(low), 0.0} && r.high == dd{static_cast<double>(high), 0.0}))
     return false;
   const bool is_preset =
@@ -357,7 +361,8 @@ static_assert(for_every_preset([](auto t) {
                 using P = typename decltype(t)::type;
                 if constexpr (first_of_its_shape<P>()) {
                   const rope_config c = with_scaling(P::config, posenc::scaling::yarn(4.0, 4096));
-                  const posenc::detail::yarn_range r = posenc::detail::yarn_correction_range(c);
+                  const posenc::frequencies_detail::yarn_range r =
+                      posenc::frequencies_detail::yarn_correction_range(c);
                   return yarn_ramp_ends<P>(c, static_cast<std::uint32_t>(r.low.hi),
                                            static_cast<std::uint32_t>(r.high.hi), false);
                 } else {

@@ -22,13 +22,14 @@
 #include <cstdint>
 
 #include <posenc/frequencies/rope.hpp>
-#include <posenc/math.hpp>
+#include <posenc/math/detail/series.hpp>
+#include <posenc/math/double_double.hpp>
 #include <posenc/spec/rope.hpp>
 
 namespace posenc::analysis {
 
 // 2 pi as a double-double (relative error below 2^-107).
-inline constexpr math::dd two_pi = posenc::detail::two_pi_dd;
+inline constexpr math::dd two_pi = math::detail::two_pi;
 
 // Tokens per turn of a pair of frequency theta > 0: 2 pi / theta.
 constexpr math::dd wavelength_of(math::dd theta) {

@@ -12,23 +12,18 @@
 #include <cstddef>
 #include <cstdint>
 
-#include <posenc/math.hpp>
+#include <posenc/math/detail/series.hpp>
+#include <posenc/math/double_double.hpp>
+#include <posenc/math/exp.hpp>
+#include <posenc/math/log.hpp>
+#include <posenc/math/pow.hpp>
+#include <posenc/math/rounding.hpp>
 #include <posenc/spec/rope.hpp>
-#include <posenc/spec/rope_spec.hpp>
 
 namespace posenc {
 
-namespace detail {
+namespace frequencies_detail {
 using math::dd;
-
-inline constexpr dd two_pi_dd{0x1.921fb54442d18p+2, 0x1.1a62633145c07p-52};
-
-constexpr dd ddv(double x) {
-  return {x, 0.0};
-}
-constexpr dd dd_log(double x) {
-  return math::log(ddv(x));
-}
 
 // base^(-2i/R)
 constexpr dd default_inv_freq(const rope_config& c, std::uint32_t i) {
@@ -39,31 +34,22 @@ constexpr dd default_inv_freq(const rope_config& c, std::uint32_t i) {
 // x^(-2i/(R-2)): the NTK base change base' = base * x^(R/(R-2)) turns base'^(-2i/R) into
 // base^(-2i/R) * x^(-2i/(R-2)).
 constexpr dd ntk_correction(dd x, const rope_config& c, std::uint32_t i) {
-  const dd e = ddv(-2.0 * static_cast<double>(i)) / static_cast<double>(c.rotary_dim - 2);
+  const dd e = dd{-2.0 * static_cast<double>(i)} / static_cast<double>(c.rotary_dim - 2);
   return math::exp(math::log(x) * e);
 }
 
 // HF get_mscale: 1 for s <= 1, else 0.1 m ln(s) + 1.
 constexpr dd yarn_get_mscale(double s, double m) {
-  if (s <= 1.0) return ddv(1.0);
-  return math::log(ddv(s)) * (0.1 * m) + 1.0;
+  if (s <= 1.0) return dd{1.0};
+  return math::log(dd{s}) * (0.1 * m) + 1.0;
 }
 
 // HF find_correction_dim: R ln(L / (r 2 pi)) / (2 ln base), the pair whose wavelength makes r
 // turns over the original context L.
 constexpr dd yarn_correction_dim(double r, const rope_config& c) {
   const double L = static_cast<double>(c.scaling.original_max_position_embeddings);
-  const dd turns = ddv(L) / (two_pi_dd * r);
-  return math::log(turns) * static_cast<double>(c.rotary_dim) / (dd_log(c.base) * 2.0);
-}
-
-constexpr dd dd_floor(dd x) {
-  const double f = math::detail::floor(x.hi);
-  if (f != x.hi) return ddv(f);
-  return x.lo < 0.0 ? ddv(f - 1.0) : ddv(f);
-}
-constexpr dd dd_ceil(dd x) {
-  return -dd_floor(-x);
+  const dd turns = dd{L} / (math::detail::two_pi * r);
+  return math::log(turns) * static_cast<double>(c.rotary_dim) / (math::log(dd{c.base}) * 2.0);
 }
 
 struct yarn_range {
@@ -77,11 +63,11 @@ constexpr yarn_range yarn_correction_range(const rope_config& c) {
   dd low = yarn_correction_dim(c.scaling.beta_fast, c);
   dd high = yarn_correction_dim(c.scaling.beta_slow, c);
   if (c.scaling.truncate) {
-    low = dd_floor(low);
-    high = dd_ceil(high);
+    low = math::detail::floor(low);
+    high = math::detail::ceil(high);
   }
-  if (low < ddv(0.0)) low = ddv(0.0);
-  const dd top = ddv(static_cast<double>(c.rotary_dim) - 1.0);
+  if (low < dd{0.0}) low = dd{0.0};
+  const dd top = dd{static_cast<double>(c.rotary_dim) - 1.0};
   if (top < high) high = top;
   if (low == high) high = high + 0.001;
   return {low, high};
@@ -89,9 +75,9 @@ constexpr yarn_range yarn_correction_range(const rope_config& c) {
 
 // HF linear_ramp_factor at pair i: clamp((i - low) / (high - low), 0, 1).
 constexpr dd yarn_ramp(const yarn_range& r, std::uint32_t i) {
-  dd t = (ddv(static_cast<double>(i)) - r.low) / (r.high - r.low);
-  if (t < ddv(0.0)) t = ddv(0.0);
-  if (ddv(1.0) < t) t = ddv(1.0);
+  dd t = (dd{static_cast<double>(i)} - r.low) / (r.high - r.low);
+  if (t < dd{0.0}) t = dd{0.0};
+  if (dd{1.0} < t) t = dd{1.0};
   return t;
 }
 
@@ -101,49 +87,49 @@ constexpr dd yarn_ramp(const yarn_range& r, std::uint32_t i) {
 constexpr dd llama3_smooth(const rope_config& c, dd theta) {
   const rope_scaling& s = c.scaling;
   const double L = static_cast<double>(s.original_max_position_embeddings);
-  const dd wavelen = two_pi_dd / theta;
-  const dd low_wavelen = ddv(L) / s.low_freq_factor;
-  const dd high_wavelen = ddv(L) / s.high_freq_factor;
-  if (low_wavelen < wavelen) return ddv(0.0);
-  if (wavelen < high_wavelen) return ddv(1.0);
-  return (ddv(L) / wavelen - s.low_freq_factor) / (ddv(s.high_freq_factor) - s.low_freq_factor);
+  const dd wavelen = math::detail::two_pi / theta;
+  const dd low_wavelen = dd{L} / s.low_freq_factor;
+  const dd high_wavelen = dd{L} / s.high_freq_factor;
+  if (low_wavelen < wavelen) return dd{0.0};
+  if (wavelen < high_wavelen) return dd{1.0};
+  return (dd{L} / wavelen - s.low_freq_factor) / (dd{s.high_freq_factor} - s.low_freq_factor);
 }
-}  // namespace detail
+}  // namespace frequencies_detail
 
 // theta_i of pair i < rotary_dim/2 as a double-double. c must satisfy validate(c) == ok.
 constexpr math::dd inv_freq_dd(const rope_config& c, std::uint32_t i, std::uint64_t seq_len = 0) {
-  using detail::ddv;
   using math::dd;
+  namespace fd = frequencies_detail;
   const rope_scaling& s = c.scaling;
-  const dd theta = detail::default_inv_freq(c, i);
+  const dd theta = fd::default_inv_freq(c, i);
   switch (s.type) {
     case scaling_type::none:
       return theta;
     case scaling_type::linear:
       return theta / s.factor;
     case scaling_type::ntk:
-      return theta * detail::ntk_correction(ddv(s.factor), c, i);
+      return theta * fd::ntk_correction(dd{s.factor}, c, i);
     case scaling_type::dynamic: {
       // HF _compute_dynamic_ntk_parameters: seq = max(seq_len, max_pos);
       // base' = base * (factor seq / max_pos - (factor - 1))^(R/(R-2)).
       const double max_pos = static_cast<double>(s.max_position_embeddings);
       const double seq =
           seq_len > s.max_position_embeddings ? static_cast<double>(seq_len) : max_pos;
-      const dd bracket = (ddv(s.factor) * seq) / max_pos - (ddv(s.factor) - 1.0);
-      return theta * detail::ntk_correction(bracket, c, i);
+      const dd bracket = (dd{s.factor} * seq) / max_pos - (dd{s.factor} - 1.0);
+      return theta * fd::ntk_correction(bracket, c, i);
     }
     case scaling_type::yarn: {
       // HF _compute_yarn_parameters: inv = (theta/factor) ramp + theta (1 - ramp).
-      const dd ramp = detail::yarn_ramp(detail::yarn_correction_range(c), i);
-      return (theta / s.factor) * ramp + theta * (ddv(1.0) - ramp);
+      const dd ramp = fd::yarn_ramp(fd::yarn_correction_range(c), i);
+      return (theta / s.factor) * ramp + theta * (dd{1.0} - ramp);
     }
     case scaling_type::llama3: {
       // HF _compute_llama3_parameters: (1 - smooth) theta/factor + smooth theta, the two outer
       // bands taken whole.
-      const dd smooth = detail::llama3_smooth(c, theta);
-      if (smooth == ddv(0.0)) return theta / s.factor;
-      if (smooth == ddv(1.0)) return theta;
-      return (ddv(1.0) - smooth) * (theta / s.factor) + smooth * theta;
+      const dd smooth = fd::llama3_smooth(c, theta);
+      if (smooth == dd{0.0}) return theta / s.factor;
+      if (smooth == dd{1.0}) return theta;
+      return (dd{1.0} - smooth) * (theta / s.factor) + smooth * theta;
     }
     case scaling_type::longrope: {
       // HF _compute_longrope_parameters: long factors once seq_len > original context.
@@ -163,32 +149,44 @@ constexpr T inv_freq(const rope_config& c, std::uint32_t i, std::uint64_t seq_le
 
 // The factor HF multiplies cos and sin by (so attention logits scale by its square).
 constexpr math::dd attention_factor_dd(const rope_config& c) {
-  using detail::ddv;
+  using math::dd;
+  namespace fd = frequencies_detail;
   const rope_scaling& s = c.scaling;
   switch (s.type) {
     case scaling_type::yarn:
-      if (s.attention_factor > 0.0) return ddv(s.attention_factor);
+      if (s.attention_factor > 0.0) return dd{s.attention_factor};
       if (s.mscale > 0.0 && s.mscale_all_dim > 0.0)  // DeepSeek: the ratio of two mscales
-        return detail::yarn_get_mscale(s.factor, s.mscale) /
-               detail::yarn_get_mscale(s.factor, s.mscale_all_dim);
-      return detail::yarn_get_mscale(s.factor, 1.0);
+        return fd::yarn_get_mscale(s.factor, s.mscale) /
+               fd::yarn_get_mscale(s.factor, s.mscale_all_dim);
+      return fd::yarn_get_mscale(s.factor, 1.0);
     case scaling_type::longrope: {
-      if (s.attention_factor > 0.0) return ddv(s.attention_factor);
-      if (s.factor <= 1.0) return ddv(1.0);
+      if (s.attention_factor > 0.0) return dd{s.attention_factor};
+      if (s.factor <= 1.0) return dd{1.0};
       // sqrt(1 + ln(factor) / ln(original_max_position_embeddings))
-      const math::dd x =
-          math::log(ddv(s.factor)) /
-              math::log(ddv(static_cast<double>(s.original_max_position_embeddings))) +
-          1.0;
+      const dd x = math::log(dd{s.factor}) /
+                       math::log(dd{static_cast<double>(s.original_max_position_embeddings)}) +
+                   1.0;
       return math::exp(math::log(x) * 0.5);
     }
     default:
-      return ddv(1.0);
+      return dd{1.0};
   }
 }
 constexpr double attention_factor(const rope_config& c) {
   return math::to_double(attention_factor_dd(c));
 }
+
+namespace frequencies_detail {
+// theta_0 .. theta_{N-1} of a valid config (those below rotary_dim/2; the rest stay 0) at sequence
+// length seq_len, as an array: what tables and laws evaluate once and read many times.
+template <std::size_t N>
+constexpr std::array<math::dd, N> inv_freq_dd_array(const rope_config& c, std::uint64_t seq_len) {
+  std::array<math::dd, N> th{};
+  for (std::size_t i = 0; i < N && i < c.rotary_dim / 2; ++i)
+    th[i] = inv_freq_dd(c, static_cast<std::uint32_t>(i), seq_len);
+  return th;
+}
+}  // namespace frequencies_detail
 
 // All R/2 frequencies of a compile-time spec S, validated, as a constexpr array.
 template <rope_spec S, class T>
