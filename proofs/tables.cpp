@@ -118,7 +118,7 @@ constexpr std::size_t pairs = cfg<S>.rotary_dim / 2;
 // theta_i of S, evaluated once per spec (each inv_freq_dd costs milliseconds).
 template <class S>
 constexpr pm::dd theta(std::size_t i) {
-  return posenc::detail::spec_thetas_v<S>[i];
+  return posenc::tables_detail::spec_thetas_v<S>[i];
 }
 
 template <class S>

@@ -22,19 +22,14 @@
 #pragma once
 
 #include <array>
-#include <cstddef>
 #include <cstdint>
-#include <span>
-#include <type_traits>
 #include <vector>
-#if defined(__cpp_exceptions)
-#include <stdexcept>
-#endif
 
 #include <posenc/math/double_double.hpp>
 #include <posenc/math/pow.hpp>
 #include <posenc/math/rounding.hpp>
 #include <posenc/spec/alibi.hpp>
+#include <posenc/tables/detail/owning.hpp>
 
 namespace posenc {
 
@@ -45,7 +40,7 @@ constexpr std::uint32_t alibi_power_of_two_heads(std::uint32_t n) {
   return c;
 }
 
-namespace detail {
+namespace tables_detail {
 // fl64(2^(-8/c)) for c a power of two (math::pow is correctly rounded here: the exact value is
 // 2^(-2^-e), a power of two or irrational).
 constexpr double alibi_start(std::uint64_t c) {
@@ -57,13 +52,13 @@ constexpr double alibi_reference_power(std::uint64_t c, std::uint64_t i) {
   const double r = math::pow(s, static_cast<double>(i));
   return s * r;
 }
-}  // namespace detail
+}  // namespace tables_detail
 
 // Slope of head h (0-based, h < heads) as the reference get_slopes returns it (float64).
 constexpr double alibi_reference_slope(std::uint32_t heads, std::uint32_t h) {
   const std::uint32_t c = alibi_power_of_two_heads(heads);
-  if (h < c) return detail::alibi_reference_power(c, h);
-  return detail::alibi_reference_power(std::uint64_t{2} * c, std::uint64_t{2} * (h - c));
+  if (h < c) return tables_detail::alibi_reference_power(c, h);
+  return tables_detail::alibi_reference_power(std::uint64_t{2} * c, std::uint64_t{2} * (h - c));
 }
 
 // Slope of head h in BLOOM's float32 form (see the header comment).
@@ -71,7 +66,7 @@ constexpr float alibi_bloom_slope(std::uint32_t heads, std::uint32_t h) {
   const std::uint32_t c = alibi_power_of_two_heads(heads);
   const std::uint64_t base_heads = h < c ? std::uint64_t{c} : std::uint64_t{2} * c;
   const std::uint64_t power = h < c ? std::uint64_t{h} + 1 : std::uint64_t{2} * (h - c) + 1;
-  const float base = static_cast<float>(detail::alibi_start(base_heads));
+  const float base = static_cast<float>(tables_detail::alibi_start(base_heads));
   const math::dd v = math::pow(math::dd{static_cast<double>(base), 0.0},
                                math::dd{static_cast<double>(power), 0.0});
   return math::to_float(v);
@@ -81,8 +76,7 @@ constexpr float alibi_bloom_slope(std::uint32_t heads, std::uint32_t h) {
 // for float), or BLOOM's float32 value (exact in double). c valid, h < c.heads.
 template <class T>
 constexpr T alibi_slope(const alibi_config& c, std::uint32_t h) {
-  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
-                "posenc: slopes are float or double");
+  static_assert(math::detail::is_float_or_double<T>, "posenc: slopes are float or double");
   if (c.slopes == alibi_slope_kind::bloom) return static_cast<T>(alibi_bloom_slope(c.heads, h));
   return static_cast<T>(alibi_reference_slope(c.heads, h));
 }
@@ -112,7 +106,7 @@ std::vector<T> make_alibi_slopes(const alibi_config& c, alibi_error* error = nul
   if (error != nullptr) *error = e;
   if (e != alibi_error::ok) {
 #if defined(__cpp_exceptions)
-    if (error == nullptr) throw std::invalid_argument(message(e));
+    if (error == nullptr) tables_detail::throw_if_broken(e);
 #endif
     return {};
   }

@@ -28,16 +28,12 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <type_traits>
 
 #include <posenc/frequencies/rope.hpp>
-#include <posenc/math/angle.hpp>
 #include <posenc/math/angle_grid.hpp>
 #include <posenc/math/double_double.hpp>
 #include <posenc/math/rounding.hpp>
 #include <posenc/spec/rope.hpp>
-#include <posenc/spec/rope_spec.hpp>
-#include <posenc/spec/validate.hpp>
 #include <posenc/tables/thetas.hpp>
 
 namespace posenc {
@@ -86,7 +82,7 @@ struct rope_cache : math::sincos_grid<T, Positions, Pairs> {
   void view() const&& = delete;  // posenc: a view refers to this cache's storage
 };
 
-namespace detail {
+namespace tables_detail {
 // The compile-time builder behind rope_cache_v: the grid of the given thetas, scaled by c's
 // attention factor. Meant for constant evaluation: at run time the result is a large return value;
 // use build_rope_cache into your own storage there.
@@ -96,11 +92,11 @@ constexpr rope_cache<T, Positions, Pairs> make_rope_cache(const rope_config& c,
   const math::dd af = attention_factor_dd(c);
   return {math::make_sincos_grid<T, Positions, Pairs>(th, af), math::to_double(af)};
 }
-}  // namespace detail
+}  // namespace tables_detail
 
 // The cos/sin cache of compile-time spec S for positions [0, MaxPos), T = float or double, built by
 // the compiler (seq_len 0, see the header comment). S::config is validated first: an invalid one
-// stops compilation with the rule's message (spec/rope_spec.hpp).
+// stops compilation with the rule's message (checked_rope, spec/rope.hpp).
 //
 // Compile-time cost (docs/tables.md): float entries come from angle addition with a proven error
 // bound and cost ~10-25 µs of constant evaluation each (head_dim 128 x 4096 positions: ~6 s GCC 12,
@@ -109,7 +105,7 @@ constexpr rope_cache<T, Positions, Pairs> make_rope_cache(const rope_config& c,
 // (build larger ones at run time). Large caches need raised constexpr limits (docs/building.md).
 template <rope_spec S, class T, std::size_t MaxPos>
 inline constexpr rope_cache<T, MaxPos, checked_rope<S>.rotary_dim / 2> rope_cache_v =
-    detail::make_rope_cache<T, MaxPos>(checked_rope<S>, detail::spec_thetas_v<S>);
+    tables_detail::make_rope_cache<T, MaxPos>(checked_rope<S>, tables_detail::spec_thetas_v<S>);
 
 // Fills cos_out and sin_out (max_pos * rotary_dim/2 entries each, row-major [p][i]) with the cache
 // of runtime config c for positions [0, max_pos), bit-identical to rope_cache_v for the same
@@ -120,8 +116,7 @@ inline constexpr rope_cache<T, MaxPos, checked_rope<S>.rotary_dim / 2> rope_cach
 template <class T>
 constexpr rope_error build_rope_cache(const rope_config& c, std::size_t max_pos, T* cos_out,
                                       T* sin_out, std::uint64_t seq_len = 0) {
-  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
-                "posenc: tables are float or double");
+  static_assert(math::detail::is_float_or_double<T>, "posenc: tables are float or double");
   const rope_error e = validate(c);
   if (e != rope_error::ok) return e;
   const std::size_t pairs = c.rotary_dim / 2;

@@ -23,14 +23,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
-#include <type_traits>
 
 #include <posenc/frequencies/rope.hpp>
 #include <posenc/math/angle.hpp>
 #include <posenc/math/double_double.hpp>
+#include <posenc/math/rounding.hpp>
+#include <posenc/math/trig.hpp>
 #include <posenc/spec/rope.hpp>
-#include <posenc/spec/rope_spec.hpp>
-#include <posenc/spec/validate.hpp>
 #include <posenc/tables/thetas.hpp>
 
 namespace posenc {
@@ -48,10 +47,7 @@ struct pair_rotation {
   std::uint32_t second = 0;
 };
 
-namespace detail {
-template <class T>
-inline constexpr bool is_table_type = std::is_same_v<T, float> || std::is_same_v<T, double>;
-
+namespace tables_detail {
 // theta_i of a runtime config, computed on demand (no storage needed for any rotary_dim).
 struct config_thetas {
   const rope_config& c;
@@ -96,33 +92,48 @@ constexpr void fill_rotation_matrix(const rope_config& c, std::uint64_t m, Theta
   }
 }
 
-// a * b rounded once to T and never fused with a neighbouring addition (at run time the compiler
-// could otherwise contract x cos - y sin into an FMA; see math/double_double.hpp).
-template <class T>
-constexpr T unfused_product(T a, T b) {
-  T p = a * b;
-  POSENC_DETAIL_OPAQUE(p);
-  return p;
-}
-
 // Deliberately not constexpr: an array-returning function below calls it when its precondition
 // fails, so that constant evaluation stops here, naming the problem.
 inline void rotation_precondition_failed_invalid_config_or_size_mismatch() {}
-}  // namespace detail
+
+// What an array form returns at run time when its precondition fails: NaN entries.
+template <class T>
+constexpr void set_nan(T& v) {
+  v = std::numeric_limits<T>::quiet_NaN();
+}
+template <class T>
+constexpr void set_nan(pair_rotation<T>& r) {
+  r.cos = r.sin = std::numeric_limits<T>::quiet_NaN();
+}
+
+// The array form of a rotation function: fill(out.data()) when c is valid and size_matches; else
+// constant evaluation stops (rotation_precondition_failed_...), and at run time every entry is NaN.
+template <class Array, class Fill>
+constexpr Array checked_array(const rope_config& c, bool size_matches, Fill fill) {
+  Array out{};
+  if (validate(c) != rope_error::ok || !size_matches) {
+    rotation_precondition_failed_invalid_config_or_size_mismatch();
+    for (auto& v : out) set_nan(v);
+    return out;
+  }
+  fill(out.data());
+  return out;
+}
+}  // namespace tables_detail
 
 // Applies one pair rotation: y[first] = x[first] cos - x[second] sin and
 // y[second] = x[first] sin + x[second] cos, in T, each product rounded once (never fused into an
-// FMA) and then the sum or difference rounded once. Both inputs are read before either output is
-// written, so x == y is allowed.
+// FMA: math::detail::product) and then the sum or difference rounded once. Both inputs are read
+// before either output is written, so x == y is allowed.
 template <class T>
 constexpr void apply_pair_rotation(const pair_rotation<T>& r, const T* x, T* y) {
   const T a = x[r.first];
   const T b = x[r.second];
-  y[r.first] = detail::unfused_product(a, r.cos) - detail::unfused_product(b, r.sin);
-  y[r.second] = detail::unfused_product(a, r.sin) + detail::unfused_product(b, r.cos);
+  y[r.first] = math::detail::product(a, r.cos) - math::detail::product(b, r.sin);
+  y[r.second] = math::detail::product(a, r.sin) + math::detail::product(b, r.cos);
 }
 
-namespace detail {
+namespace tables_detail {
 template <class T, class Thetas>
 constexpr void apply_rotation_with(const rope_config& c, std::uint64_t m, Thetas theta, const T* x,
                                    T* y) {
@@ -130,7 +141,7 @@ constexpr void apply_rotation_with(const rope_config& c, std::uint64_t m, Thetas
     apply_pair_rotation(pair_rotation_at<T>(c, i, m, theta(i)), x, y);
   for (std::size_t k = c.rotary_dim; k < c.head_dim; ++k) y[k] = x[k];
 }
-}  // namespace detail
+}  // namespace tables_detail
 
 // ---- runtime configs -------------------------------------------------------------------------
 
@@ -139,10 +150,10 @@ constexpr void apply_rotation_with(const rope_config& c, std::uint64_t m, Thetas
 template <class T>
 constexpr rope_error rotation_pairs(const rope_config& c, std::uint64_t m, pair_rotation<T>* out,
                                     std::uint64_t seq_len = 0) {
-  static_assert(detail::is_table_type<T>, "posenc: tables are float or double");
+  static_assert(math::detail::is_float_or_double<T>, "posenc: tables are float or double");
   const rope_error e = validate(c);
   if (e != rope_error::ok) return e;
-  detail::fill_rotation_pairs<T>(c, m, detail::config_thetas{c, seq_len}, out);
+  tables_detail::fill_rotation_pairs<T>(c, m, tables_detail::config_thetas{c, seq_len}, out);
   return rope_error::ok;
 }
 
@@ -152,15 +163,11 @@ constexpr rope_error rotation_pairs(const rope_config& c, std::uint64_t m, pair_
 template <class T, std::size_t Pairs>
 constexpr std::array<pair_rotation<T>, Pairs> rotation_pairs(const rope_config& c, std::uint64_t m,
                                                              std::uint64_t seq_len = 0) {
-  static_assert(detail::is_table_type<T>, "posenc: tables are float or double");
-  std::array<pair_rotation<T>, Pairs> out{};
-  if (validate(c) != rope_error::ok || c.rotary_dim / 2 != Pairs) {
-    detail::rotation_precondition_failed_invalid_config_or_size_mismatch();
-    for (pair_rotation<T>& r : out) r.cos = r.sin = std::numeric_limits<T>::quiet_NaN();
-    return out;
-  }
-  detail::fill_rotation_pairs<T>(c, m, detail::config_thetas{c, seq_len}, out.data());
-  return out;
+  static_assert(math::detail::is_float_or_double<T>, "posenc: tables are float or double");
+  return tables_detail::checked_array<std::array<pair_rotation<T>, Pairs>>(
+      c, c.rotary_dim / 2 == Pairs, [&](pair_rotation<T>* out) {
+        tables_detail::fill_rotation_pairs<T>(c, m, tables_detail::config_thetas{c, seq_len}, out);
+      });
 }
 
 // Writes the dense R_m (head_dim x head_dim, row-major: out[r * head_dim + k], y = R_m x) to out.
@@ -168,10 +175,10 @@ constexpr std::array<pair_rotation<T>, Pairs> rotation_pairs(const rope_config& 
 template <class T>
 constexpr rope_error rotation_matrix(const rope_config& c, std::uint64_t m, T* out,
                                      std::uint64_t seq_len = 0) {
-  static_assert(detail::is_table_type<T>, "posenc: tables are float or double");
+  static_assert(math::detail::is_float_or_double<T>, "posenc: tables are float or double");
   const rope_error e = validate(c);
   if (e != rope_error::ok) return e;
-  detail::fill_rotation_matrix<T>(c, m, detail::config_thetas{c, seq_len}, out);
+  tables_detail::fill_rotation_matrix<T>(c, m, tables_detail::config_thetas{c, seq_len}, out);
   return rope_error::ok;
 }
 
@@ -181,15 +188,10 @@ constexpr rope_error rotation_matrix(const rope_config& c, std::uint64_t m, T* o
 template <class T, std::size_t D>
 constexpr std::array<T, D * D> rotation_matrix(const rope_config& c, std::uint64_t m,
                                                std::uint64_t seq_len = 0) {
-  static_assert(detail::is_table_type<T>, "posenc: tables are float or double");
-  std::array<T, D * D> out{};
-  if (validate(c) != rope_error::ok || c.head_dim != D) {
-    detail::rotation_precondition_failed_invalid_config_or_size_mismatch();
-    for (T& v : out) v = std::numeric_limits<T>::quiet_NaN();
-    return out;
-  }
-  detail::fill_rotation_matrix<T>(c, m, detail::config_thetas{c, seq_len}, out.data());
-  return out;
+  static_assert(math::detail::is_float_or_double<T>, "posenc: tables are float or double");
+  return tables_detail::checked_array<std::array<T, D * D>>(c, c.head_dim == D, [&](T* out) {
+    tables_detail::fill_rotation_matrix<T>(c, m, tables_detail::config_thetas{c, seq_len}, out);
+  });
 }
 
 // y = R_m x for one head vector x of head_dim channels: every pair by apply_pair_rotation (cos and
@@ -204,10 +206,10 @@ constexpr std::array<T, D * D> rotation_matrix(const rope_config& c, std::uint64
 template <class T>
 constexpr rope_error apply_rotation(const rope_config& c, std::uint64_t m, const T* x, T* y,
                                     std::uint64_t seq_len = 0) {
-  static_assert(detail::is_table_type<T>, "posenc: tables are float or double");
+  static_assert(math::detail::is_float_or_double<T>, "posenc: tables are float or double");
   const rope_error e = validate(c);
   if (e != rope_error::ok) return e;
-  detail::apply_rotation_with(c, m, detail::config_thetas{c, seq_len}, x, y);
+  tables_detail::apply_rotation_with(c, m, tables_detail::config_thetas{c, seq_len}, x, y);
   return rope_error::ok;
 }
 
@@ -219,26 +221,28 @@ constexpr rope_error apply_rotation(const rope_config& c, std::uint64_t m, const
 template <rope_spec S, class T>
 constexpr std::array<pair_rotation<T>, checked_rope<S>.rotary_dim / 2> rotation_pairs(
     std::uint64_t m) {
-  static_assert(detail::is_table_type<T>, "posenc: tables are float or double");
+  static_assert(math::detail::is_float_or_double<T>, "posenc: tables are float or double");
   std::array<pair_rotation<T>, checked_rope<S>.rotary_dim / 2> out{};
-  detail::fill_rotation_pairs<T>(checked_rope<S>, m, detail::spec_thetas<S>{}, out.data());
+  tables_detail::fill_rotation_pairs<T>(checked_rope<S>, m, tables_detail::spec_thetas<S>{},
+                                        out.data());
   return out;
 }
 
 template <rope_spec S, class T>
 constexpr std::array<T, std::size_t{checked_rope<S>.head_dim} * checked_rope<S>.head_dim>
 rotation_matrix(std::uint64_t m) {
-  static_assert(detail::is_table_type<T>, "posenc: tables are float or double");
+  static_assert(math::detail::is_float_or_double<T>, "posenc: tables are float or double");
   std::array<T, std::size_t{checked_rope<S>.head_dim} * checked_rope<S>.head_dim> out{};
-  detail::fill_rotation_matrix<T>(checked_rope<S>, m, detail::spec_thetas<S>{}, out.data());
+  tables_detail::fill_rotation_matrix<T>(checked_rope<S>, m, tables_detail::spec_thetas<S>{},
+                                         out.data());
   return out;
 }
 
 // x and y have head_dim channels each; x == y is allowed.
 template <rope_spec S, class T>
 constexpr void apply_rotation(std::uint64_t m, const T* x, T* y) {
-  static_assert(detail::is_table_type<T>, "posenc: tables are float or double");
-  detail::apply_rotation_with(checked_rope<S>, m, detail::spec_thetas<S>{}, x, y);
+  static_assert(math::detail::is_float_or_double<T>, "posenc: tables are float or double");
+  tables_detail::apply_rotation_with(checked_rope<S>, m, tables_detail::spec_thetas<S>{}, x, y);
 }
 
 }  // namespace posenc

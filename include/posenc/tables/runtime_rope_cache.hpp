@@ -9,26 +9,21 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <limits>
 #include <span>
-#include <type_traits>
 #include <utility>
 #include <vector>
-#if defined(__cpp_exceptions)
-#include <stdexcept>
-#endif
 
 #include <posenc/frequencies/rope.hpp>
+#include <posenc/math/rounding.hpp>
 #include <posenc/spec/rope.hpp>
-#include <posenc/spec/validate.hpp>
+#include <posenc/tables/detail/owning.hpp>
 #include <posenc/tables/rope_cache.hpp>
 
 namespace posenc {
 
 template <class T>
 class runtime_rope_cache {
-  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
-                "posenc: tables are float or double");
+  static_assert(math::detail::is_float_or_double<T>, "posenc: tables are float or double");
 
  public:
   // An empty cache (0 positions, 0 pairs).
@@ -43,10 +38,7 @@ class runtime_rope_cache {
     const rope_error e = validate(c);
     if (e != rope_error::ok) return e;
     const std::size_t pairs = c.rotary_dim / 2;
-    // On overflow ask for more than max_size(), which std::vector rejects with length_error.
-    const std::size_t n = max_pos > std::numeric_limits<std::size_t>::max() / pairs
-                              ? std::numeric_limits<std::size_t>::max()
-                              : max_pos * pairs;
+    const std::size_t n = tables_detail::entry_count(max_pos, pairs);
     runtime_rope_cache r;
     r.cos_.resize(n);
     r.sin_.resize(n);
@@ -64,8 +56,7 @@ class runtime_rope_cache {
   static runtime_rope_cache make(const rope_config& c, std::size_t max_pos,
                                  std::uint64_t seq_len = 0) {
     runtime_rope_cache r;
-    const rope_error e = try_make(c, max_pos, r, seq_len);
-    if (e != rope_error::ok) throw std::invalid_argument(message(e));
+    tables_detail::throw_if_broken(try_make(c, max_pos, r, seq_len));
     return r;
   }
 #endif

@@ -14,19 +14,17 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <limits>
 #include <span>
-#include <type_traits>
 #include <utility>
 #include <vector>
-#if defined(__cpp_exceptions)
-#include <stdexcept>
-#endif
 
 #include <posenc/math/angle.hpp>
 #include <posenc/math/angle_grid.hpp>
 #include <posenc/math/double_double.hpp>
+#include <posenc/math/rounding.hpp>
+#include <posenc/math/trig.hpp>
 #include <posenc/spec/sinusoidal.hpp>
+#include <posenc/tables/detail/owning.hpp>
 
 namespace posenc {
 
@@ -61,8 +59,7 @@ struct sinusoidal_table {
 // checked against; slow: one double-double sin/cos per call).
 template <class T>
 constexpr T sinusoidal_entry(const sinusoidal_config& c, std::uint64_t p, std::uint32_t col) {
-  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
-                "posenc: tables are float or double");
+  static_assert(math::detail::is_float_or_double<T>, "posenc: tables are float or double");
   if (c.padding_idx >= 0 && p == static_cast<std::uint64_t>(c.padding_idx)) return T(0);
   std::uint32_t k = 0;
   bool is_sin = true;
@@ -79,7 +76,7 @@ constexpr T sinusoidal_entry(const sinusoidal_config& c, std::uint64_t p, std::u
   return is_sin ? v.sin : v.cos;
 }
 
-namespace detail {
+namespace tables_detail {
 template <std::size_t F>
 constexpr std::array<math::dd, F> sinusoidal_thetas(const sinusoidal_config& c) {
   std::array<math::dd, F> th{};
@@ -104,7 +101,7 @@ constexpr sinusoidal_table<T, P, D> make_sinusoidal_table(const sinusoidal_confi
   }
   return t;
 }
-}  // namespace detail
+}  // namespace tables_detail
 
 // The table of compile-time spec S for positions [0, Positions), T float or double. S::config is
 // validated first (an invalid one stops compilation with the rule's message). Cost: as
@@ -114,8 +111,8 @@ constexpr sinusoidal_table<T, P, D> make_sinusoidal_table(const sinusoidal_confi
 template <sinusoidal_spec S, class T, std::size_t Positions>
 requires(Positions > 0 && std::uint64_t{Positions} >> 32 == 0) inline constexpr sinusoidal_table<
     T, Positions, checked_sinusoidal<S>.dim> sinusoidal_table_v =
-    detail::make_sinusoidal_table<T, Positions, checked_sinusoidal<S>.dim,
-                                  sinusoidal_frequencies(checked_sinusoidal<S>)>(
+    tables_detail::make_sinusoidal_table<T, Positions, checked_sinusoidal<S>.dim,
+                                         sinusoidal_frequencies(checked_sinusoidal<S>)>(
         checked_sinusoidal<S>);
 
 // Fills out[0 .. positions * c.dim) (row-major [p][col]) with the table of c for positions
@@ -124,8 +121,7 @@ requires(Positions > 0 && std::uint64_t{Positions} >> 32 == 0) inline constexpr 
 template <class T>
 constexpr sinusoidal_error build_sinusoidal_table(const sinusoidal_config& c, std::size_t positions,
                                                   T* out) {
-  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
-                "posenc: tables are float or double");
+  static_assert(math::detail::is_float_or_double<T>, "posenc: tables are float or double");
   const sinusoidal_error e = validate(c);
   if (e != sinusoidal_error::ok) return e;
   if (static_cast<std::uint64_t>(positions) > (std::uint64_t{1} << 32))
@@ -154,8 +150,7 @@ constexpr sinusoidal_error build_sinusoidal_table(const sinusoidal_config& c, st
 // An owning sinusoidal table built at run time; the same entries as build_sinusoidal_table.
 template <class T>
 class runtime_sinusoidal_table {
-  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
-                "posenc: tables are float or double");
+  static_assert(math::detail::is_float_or_double<T>, "posenc: tables are float or double");
 
  public:
   runtime_sinusoidal_table() = default;
@@ -170,9 +165,7 @@ class runtime_sinusoidal_table {
       e = sinusoidal_error::positions;
     if (e != sinusoidal_error::ok) return e;
     runtime_sinusoidal_table r;
-    r.data_.resize(positions > std::numeric_limits<std::size_t>::max() / c.dim
-                       ? std::numeric_limits<std::size_t>::max()
-                       : positions * c.dim);
+    r.data_.resize(tables_detail::entry_count(positions, c.dim));
     static_cast<void>(build_sinusoidal_table<T>(c, positions, r.data_.data()));
     r.positions_ = positions;
     r.dim_ = c.dim;
@@ -184,8 +177,7 @@ class runtime_sinusoidal_table {
   // As try_make; throws std::invalid_argument with message(e) on an invalid config.
   static runtime_sinusoidal_table make(const sinusoidal_config& c, std::size_t positions) {
     runtime_sinusoidal_table r;
-    const sinusoidal_error e = try_make(c, positions, r);
-    if (e != sinusoidal_error::ok) throw std::invalid_argument(message(e));
+    tables_detail::throw_if_broken(try_make(c, positions, r));
     return r;
   }
 #endif

@@ -1,26 +1,14 @@
-// The frequencies theta_i of a whole config, as the table builders consume them. Internal to the
-// tables layer.
+// The frequencies theta_i of a compile-time spec, evaluated once, as the table builders consume
+// them. Internal to the tables layer.
 #pragma once
 
 #include <array>
-#include <cstddef>
-#include <cstdint>
 
 #include <posenc/frequencies/rope.hpp>
 #include <posenc/math/double_double.hpp>
 #include <posenc/spec/rope.hpp>
-#include <posenc/spec/rope_spec.hpp>
 
-namespace posenc::detail {
-
-// theta_0 .. theta_{Pairs-1} of a valid config at sequence length seq_len.
-template <std::size_t Pairs>
-constexpr std::array<math::dd, Pairs> rope_thetas(const rope_config& c, std::uint64_t seq_len) {
-  std::array<math::dd, Pairs> th{};
-  for (std::size_t i = 0; i < Pairs; ++i)
-    th[i] = inv_freq_dd(c, static_cast<std::uint32_t>(i), seq_len);
-  return th;
-}
+namespace posenc::tables_detail {
 
 // The thetas of compile-time spec S at seq_len 0, evaluated once per spec and shared by
 // rope_cache_v and the spec forms of the rotation functions: each inv_freq_dd costs milliseconds
@@ -28,6 +16,6 @@ constexpr std::array<math::dd, Pairs> rope_thetas(const rope_config& c, std::uin
 // variable templates where Clang re-evaluates every call.
 template <rope_spec S>
 inline constexpr std::array<math::dd, checked_rope<S>.rotary_dim / 2> spec_thetas_v =
-    rope_thetas<checked_rope<S>.rotary_dim / 2>(checked_rope<S>, 0);
+    frequencies_detail::inv_freq_dd_array<checked_rope<S>.rotary_dim / 2>(checked_rope<S>, 0);
 
-}  // namespace posenc::detail
+}  // namespace posenc::tables_detail
