@@ -26,6 +26,7 @@
 // checked is an input: dyadic_windows = K checks M_0 > M_1 > ... > M_K, i.e. r < 2^(K+1).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -85,9 +86,7 @@ struct check_options {
 struct check_report {
   std::array<law_result, law_count> laws{};
   constexpr bool all_pass() const {
-    for (const law_result& r : laws)
-      if (!r.pass) return false;
-    return true;
+    return std::all_of(laws.begin(), laws.end(), [](const law_result& r) { return r.pass; });
   }
 };
 

@@ -24,14 +24,17 @@
 #pragma once
 
 #include <array>
-#include <bit>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
 
 #include <posenc/frequencies/rope.hpp>
-#include <posenc/math.hpp>
+#include <posenc/math/angle.hpp>
+#include <posenc/math/detail/sqrt.hpp>
+#include <posenc/math/double_double.hpp>
+#include <posenc/math/rounding.hpp>
+#include <posenc/math/trig.hpp>
 #include <posenc/spec/rope.hpp>
 
 namespace posenc::analysis {
@@ -54,42 +57,6 @@ struct rope_thetas {
   }
 };
 
-namespace detail {
-
-// sqrt(x) for finite x >= 0 (0 for x <= 0): a first guess from the bits (halve the biased
-// exponent; relative error < 6%), three Newton steps y <- (y + x/y)/2 (error < 2^-39), then one
-// more with the exact residual x - y^2 (two_prod), which squares that error. Within 1 ulp, and
-// exact when sqrt(x) is a double (so |S_j| = j at r = 0). Tiny x are scaled by 2^200 first.
-constexpr double sqrt(double x) {
-  if (!(x > 0.0)) return 0.0;
-  if (math::detail::is_inf(x)) return x;
-  if (x < 0x1p-900) return sqrt(x * 0x1p200) * 0x1p-100;
-  double y = std::bit_cast<double>((std::bit_cast<std::uint64_t>(x) >> 1) + 0x1FF8000000000000ull);
-  y = 0.5 * (y + x / y);
-  y = 0.5 * (y + x / y);
-  y = 0.5 * (y + x / y);
-  const math::dd y2 = math::two_prod(y, y);
-  const double r = (x - y2.hi) - y2.lo;  // x - y2.hi is exact (Sterbenz)
-  return y + r / (2.0 * y);
-}
-
-// sqrt of a double-double: y = sqrt(x.hi) corrected once by (x - y^2) / (2y); relative error
-// below 2^-103.
-constexpr math::dd sqrt_dd(math::dd x) {
-  if (!(x.hi > 0.0)) return {0.0, 0.0};
-  const double y = sqrt(x.hi);
-  const math::dd r = x - math::two_prod(y, y);
-  return math::fast_two_sum(y, r.hi / (2.0 * y));
-}
-
-// x^2 + y^2 with both products rounded separately (no fused multiply-add at run time, so that run
-// time and compile time agree bit for bit).
-constexpr double norm2(double x, double y) {
-  return math::detail::product(x, x) + math::detail::product(y, y);
-}
-
-}  // namespace detail
-
 // f(r) in double-double. Error below decay_bound_dd_error(thetas.size(), r max_k theta_k).
 template <theta_sequence Thetas>
 constexpr math::dd decay_bound_dd(const Thetas& thetas, std::uint64_t r) {
@@ -101,7 +68,7 @@ constexpr math::dd decay_bound_dd(const Thetas& thetas, std::uint64_t r) {
     const math::sincos_result<math::dd> v = math::sincos_of_product_dd(r, thetas[k]);
     re = re + v.cos;
     im = im + v.sin;
-    acc = acc + detail::sqrt_dd(re * re + im * im);
+    acc = acc + math::detail::sqrt(re * re + im * im);
   }
   return acc / static_cast<double>(n);
 }
@@ -138,6 +105,7 @@ template <theta_sequence Thetas, class Visit>
 constexpr void for_each_decay_bound(const Thetas& thetas, std::uint64_t r_first,
                                     std::uint64_t count, Visit&& visit) {
   constexpr std::size_t B = 256;
+  using math::detail::dot2;
   using math::detail::product;
   const std::size_t n = thetas.size();
   const double nd = static_cast<double>(n);
@@ -159,7 +127,7 @@ constexpr void for_each_decay_bound(const Thetas& thetas, std::uint64_t r_first,
       for (std::size_t t = 0; t < m; ++t) {
         re[t] += c;
         im[t] += s;
-        acc[t] += detail::sqrt(detail::norm2(re[t], im[t]));
+        acc[t] += math::detail::sqrt(dot2(re[t], im[t], re[t], im[t]));
         const double c_next = product(c, sc) - product(s, ss);
         s = product(s, sc) + product(c, ss);
         c = c_next;

@@ -31,7 +31,13 @@
 
 #include <posenc/analysis/decay.hpp>
 #include <posenc/frequencies/rope.hpp>
-#include <posenc/math.hpp>
+#include <posenc/math/angle.hpp>
+#include <posenc/math/angle_grid.hpp>
+#include <posenc/math/detail/fp_bits.hpp>
+#include <posenc/math/detail/sqrt.hpp>
+#include <posenc/math/double_double.hpp>
+#include <posenc/math/rounding.hpp>
+#include <posenc/math/trig.hpp>
 #include <posenc/spec/rope.hpp>
 
 namespace posenc::analysis {
@@ -107,10 +113,7 @@ struct rope_rotation {
 // The R/2 frequencies of config (N == rotary_dim / 2) as an array.
 template <std::size_t N>
 constexpr std::array<math::dd, N> thetas_of(const rope_config& c, std::uint64_t seq_len = 0) {
-  std::array<math::dd, N> t{};
-  for (std::size_t i = 0; i < N && i < c.rotary_dim / 2; ++i)
-    t[i] = inv_freq_dd(c, static_cast<std::uint32_t>(i), seq_len);
-  return t;
+  return frequencies_detail::inv_freq_dd_array<N>(c, seq_len);
 }
 
 // R_m read from a table: a math::sincos_grid<T, P, F> (cos[p * F + i], e.g. built at compile time
@@ -158,21 +161,14 @@ struct grid_rotation {
 namespace detail {
 inline constexpr double u = 0x1p-53;
 
-constexpr double fabs(double x) {
-  return x < 0.0 ? -x : x;
-}
-// The larger of a and b; NaN if either is NaN (so that a law fed a NaN entry fails).
-constexpr double max(double a, double b) {
-  if (b != b) return b;
-  return a < b ? b : a;
-}
-constexpr double product(double a, double b) {
-  return math::detail::product(a, b);
-}
-// a0 b0 + a1 b1, products rounded separately.
-constexpr double dot2(double a0, double a1, double b0, double b1) {
-  return product(a0, b0) + product(a1, b1);
-}
+// The math layer's helpers, as the laws call them: |x| (+0 for -0; a law's deviation is never
+// -0), the larger of two values that keeps a NaN (so that a law fed a NaN entry fails), a product
+// rounded once, a0 b0 + a1 b1 with both products rounded, and sqrt within 1 ulp.
+using math::detail::dot2;
+using math::detail::fabs;
+using math::detail::max;
+using math::detail::product;
+using math::detail::sqrt;
 }  // namespace detail
 
 template <class T>
