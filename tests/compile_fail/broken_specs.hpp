@@ -10,10 +10,10 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <string_view>
 
 #include <posenc/spec/rope.hpp>
-#include <posenc/spec/validate.hpp>
 
 namespace posenc_test::rules {
 
@@ -33,6 +33,12 @@ constexpr posenc::rope_scaling longrope_short_context() {
   posenc::rope_scaling s = scaling::longrope(two_factors, two_factors, 4096, 2048);
   s.factor = 2.0;
   return s;
+}
+
+// head_dim 8 in the half layout, with the scaling (and rotary_dim, base) a case varies.
+constexpr rope_config head_dim_8(posenc::rope_scaling s, std::uint32_t rotary_dim = 8,
+                                 double base = 10000.0) {
+  return {8, rotary_dim, base, rope_layout::half, s};
 }
 
 struct rule_case {
@@ -57,50 +63,33 @@ inline constexpr rule_case cases[] = {
      "base",
      {8, 8, 1.0, rope_layout::interleaved},
      {8, 8, 10000.0, rope_layout::interleaved}},
-    {rope_error::factor,
-     "factor",
-     {8, 8, 10000.0, rope_layout::half, scaling::linear(0.5)},
-     {8, 8, 10000.0, rope_layout::half, scaling::linear(2.0)}},
-    {rope_error::rotary_dim_for_ntk,
-     "rotary_dim_for_ntk",
-     {8, 2, 10000.0, rope_layout::half, scaling::ntk(2.0)},
-     {8, 4, 10000.0, rope_layout::half, scaling::ntk(2.0)}},
-    {rope_error::original_max_position_embeddings,
-     "original_max_position_embeddings",
-     {8, 8, 10000.0, rope_layout::half, scaling::yarn(2.0, 0)},
-     {8, 8, 10000.0, rope_layout::half, scaling::yarn(2.0, 4096)}},
-    {rope_error::max_position_embeddings,
-     "max_position_embeddings",
-     {8, 8, 10000.0, rope_layout::half, scaling::dynamic(2.0, 0)},
-     {8, 8, 10000.0, rope_layout::half, scaling::dynamic(2.0, 4096)}},
-    {rope_error::yarn_beta,
-     "yarn_beta",
-     {8, 8, 10000.0, rope_layout::half, scaling::yarn(2.0, 4096, 1.0, 32.0)},
-     {8, 8, 10000.0, rope_layout::half, scaling::yarn(2.0, 4096, 32.0, 1.0)}},
-    {rope_error::yarn_mscale,
-     "yarn_mscale",
-     {8, 8, 10000.0, rope_layout::half, scaling::yarn(2.0, 4096, 32.0, 1.0, true, -1.0, 1.0)},
-     {8, 8, 10000.0, rope_layout::half, scaling::yarn(2.0, 4096, 32.0, 1.0, true, 1.0, 1.0)}},
-    {rope_error::llama3_freq_factors,
-     "llama3_freq_factors",
-     {8, 8, 500000.0, rope_layout::half, scaling::llama3(8.0, 4.0, 1.0, 8192)},
-     {8, 8, 500000.0, rope_layout::half, scaling::llama3(8.0, 1.0, 4.0, 8192)}},
-    {rope_error::longrope_factor_length,
-     "longrope_factor_length",
-     {8, 4, 10000.0, rope_layout::half, scaling::longrope(three_factors, two_factors, 4096, 8192)},
-     {8, 4, 10000.0, rope_layout::half, scaling::longrope(two_factors, two_factors, 4096, 8192)}},
-    {rope_error::longrope_factor_value,
-     "longrope_factor_value",
-     {8, 4, 10000.0, rope_layout::half, scaling::longrope(zero_factor, two_factors, 4096, 8192)},
-     {8, 4, 10000.0, rope_layout::half, scaling::longrope(two_factors, two_factors, 4096, 8192)}},
-    {rope_error::longrope_context,
-     "longrope_context",
-     {8, 4, 10000.0, rope_layout::half, longrope_short_context()},
-     {8, 4, 10000.0, rope_layout::half, scaling::longrope(two_factors, two_factors, 4096, 8192)}},
-    {rope_error::attention_factor,
-     "attention_factor",
-     {8, 8, 10000.0, rope_layout::half, scaling::yarn(2.0, 4096, 32.0, 1.0, true, 0.0, 0.0, -1.0)},
-     {8, 8, 10000.0, rope_layout::half, scaling::yarn(2.0, 4096, 32.0, 1.0, true, 0.0, 0.0, 1.25)}},
+    {rope_error::factor, "factor", head_dim_8(scaling::linear(0.5)),
+     head_dim_8(scaling::linear(2.0))},
+    {rope_error::rotary_dim_for_ntk, "rotary_dim_for_ntk", head_dim_8(scaling::ntk(2.0), 2),
+     head_dim_8(scaling::ntk(2.0), 4)},
+    {rope_error::original_max_position_embeddings, "original_max_position_embeddings",
+     head_dim_8(scaling::yarn(2.0, 0)), head_dim_8(scaling::yarn(2.0, 4096))},
+    {rope_error::max_position_embeddings, "max_position_embeddings",
+     head_dim_8(scaling::dynamic(2.0, 0)), head_dim_8(scaling::dynamic(2.0, 4096))},
+    {rope_error::yarn_beta, "yarn_beta", head_dim_8(scaling::yarn(2.0, 4096, 1.0, 32.0)),
+     head_dim_8(scaling::yarn(2.0, 4096, 32.0, 1.0))},
+    {rope_error::yarn_mscale, "yarn_mscale",
+     head_dim_8(scaling::yarn(2.0, 4096, 32.0, 1.0, true, -1.0, 1.0)),
+     head_dim_8(scaling::yarn(2.0, 4096, 32.0, 1.0, true, 1.0, 1.0))},
+    {rope_error::llama3_freq_factors, "llama3_freq_factors",
+     head_dim_8(scaling::llama3(8.0, 4.0, 1.0, 8192), 8, 500000.0),
+     head_dim_8(scaling::llama3(8.0, 1.0, 4.0, 8192), 8, 500000.0)},
+    {rope_error::longrope_factor_length, "longrope_factor_length",
+     head_dim_8(scaling::longrope(three_factors, two_factors, 4096, 8192), 4),
+     head_dim_8(scaling::longrope(two_factors, two_factors, 4096, 8192), 4)},
+    {rope_error::longrope_factor_value, "longrope_factor_value",
+     head_dim_8(scaling::longrope(zero_factor, two_factors, 4096, 8192), 4),
+     head_dim_8(scaling::longrope(two_factors, two_factors, 4096, 8192), 4)},
+    {rope_error::longrope_context, "longrope_context", head_dim_8(longrope_short_context(), 4),
+     head_dim_8(scaling::longrope(two_factors, two_factors, 4096, 8192), 4)},
+    {rope_error::attention_factor, "attention_factor",
+     head_dim_8(scaling::yarn(2.0, 4096, 32.0, 1.0, true, 0.0, 0.0, -1.0)),
+     head_dim_8(scaling::yarn(2.0, 4096, 32.0, 1.0, true, 0.0, 0.0, 1.25))},
 };
 
 // The table covers posenc::all_rope_rules, in the same order.

@@ -1,7 +1,7 @@
 // A compile-time spec built from the broken config of one rule (-DPOSENC_RULE=<rule>), or from its
 // valid twin (-DPOSENC_VALID as well). checked_rope<S> must stop compilation of the first with
 // the rule's static_assert message, and accept the second. Compiled by run.sh with -fsyntax-only.
-#include <posenc/spec/rope_spec.hpp>
+#include <posenc/spec/rope.hpp>
 
 #include "broken_specs.hpp"
 

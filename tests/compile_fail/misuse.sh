@@ -5,20 +5,14 @@
 #
 #   misuse.sh <misuse.cpp> <include dir> <case> <expected text> <compiler command...>
 set -uo pipefail
+source "$(dirname "$0")/expect.sh"
 source=$1 include=$2 case=$3 expected=$4
 shift 4
 compile() {
   "$@" -std=c++20 -fsyntax-only -Wall -Wextra -Werror -I "$include" "-DPOSENC_MISUSE_$case" "$source"
 }
 
-if output=$(compile "$@" 2>&1); then
-  echo "compile_fail/$case: the misuse compiled" >&2
-  exit 1
-fi
-if ! grep -qF -- "$expected" <<< "$output"; then
-  printf 'compile_fail/%s: the output lacks "%s":\n%s\n' "$case" "$expected" "$output" >&2
-  exit 1
-fi
+must_fail "compile_fail/$case" "the misuse" "$expected" compile "$@"
 # The misuse itself must be what failed, not something else in the file.
 if grep -q "#error\|was not declared\|does not name a type\|undeclared identifier\|is not a member of\|no member named" <<< "$output"; then
   printf 'compile_fail/%s: failed for another reason:\n%s\n' "$case" "$output" >&2
@@ -26,8 +20,4 @@ if grep -q "#error\|was not declared\|does not name a type\|undeclared identifie
 fi
 echo "compile_fail/$case: rejected with \"$expected\""
 
-if ! valid_output=$(compile "$@" -DPOSENC_VALID 2>&1); then
-  printf 'compile_fail/%s: the valid twin did not compile:\n%s\n' "$case" "$valid_output" >&2
-  exit 1
-fi
-echo "compile_fail/$case: the valid twin compiles"
+must_compile "compile_fail/$case" "the valid twin" compile "$@" -DPOSENC_VALID

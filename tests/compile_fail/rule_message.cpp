@@ -10,7 +10,7 @@
 #include <cstring>
 #include <string_view>
 
-#include <posenc/spec/validate.hpp>
+#include <posenc/spec/rope.hpp>
 
 #include "broken_specs.hpp"
 

@@ -5,6 +5,7 @@
 #
 #   run.sh <rule_message> <check_rule.cpp> <include dir> <rule> <compiler command...>
 set -uo pipefail
+source "$(dirname "$0")/expect.sh"
 helper=$1 source=$2 include=$3 rule=$4
 shift 4
 compile() { "$@" -std=c++20 -fsyntax-only -Wall -Wextra -Werror -I "$include" -DPOSENC_RULE="$rule" "$source"; }
@@ -15,14 +16,7 @@ if ! expected=$("$helper" "$rule"); then
 fi
 first=$(printf '%s\n' "$expected" | head -n 1)
 
-if output=$(compile "$@" 2>&1); then
-  echo "compile_fail/$rule: the broken spec compiled" >&2
-  exit 1
-fi
-if ! grep -qF -- "$first" <<< "$output"; then
-  printf 'compile_fail/%s: the output lacks the message "%s":\n%s\n' "$rule" "$first" "$output" >&2
-  exit 1
-fi
+must_fail "compile_fail/$rule" "the broken spec" "$first" compile "$@"
 # Every posenc message in a failed static assertion must be one of the expected ones.
 status=0
 while IFS= read -r message; do
@@ -34,8 +28,4 @@ done < <(grep 'static assert' <<< "$output" | grep -o "posenc: [^\"']*$")
 [ "$status" -eq 0 ] || exit 1
 echo "compile_fail/$rule: rejected with \"$first\""
 
-if ! valid_output=$(compile "$@" -DPOSENC_VALID 2>&1); then
-  printf 'compile_fail/%s: the valid twin did not compile:\n%s\n' "$rule" "$valid_output" >&2
-  exit 1
-fi
-echo "compile_fail/$rule: the valid twin compiles"
+must_compile "compile_fail/$rule" "the valid twin" compile "$@" -DPOSENC_VALID
