@@ -16,12 +16,9 @@
 // checked once per distinct shape at the pairs where the law could fail (ends of ramps and bands)
 // plus a spread of pairs; the published presets' own tables are checked at every pair.
 #include <array>
-#include <bit>
 #include <cstdint>
-#include <type_traits>
 
 #include <boost/hana/fold_left.hpp>
-#include <boost/hana/for_each.hpp>
 
 #include <posenc/frequencies/rope.hpp>
 #include <posenc/math/detail/fp_bits.hpp>
@@ -31,12 +28,20 @@
 #include <posenc/spec/presets.hpp>
 #include <posenc/spec/rope.hpp>
 
+#include "support.hpp"
+
 namespace hana = boost::hana;
 namespace pm = posenc::math;
 namespace presets = posenc::presets;
 using pm::dd;
 using posenc::rope_config;
 using posenc::rope_scaling;
+using posenc_proofs::close_rel;
+using posenc_proofs::first_of_its_shape;
+using posenc_proofs::for_every_preset;
+using posenc_proofs::same;
+using posenc_proofs::same_rounding;
+using posenc_proofs::with_scaling;
 
 namespace {
 
@@ -51,28 +56,6 @@ constexpr dd mag(dd x) {
 constexpr double ulp(double x) {
   return pm::detail::pow2(pm::detail::ilogb(x) - 52);
 }
-constexpr bool same(double a, double b) {
-  return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b);
-}
-constexpr bool same(dd a, dd b) {
-  return same(a.hi, b.hi) && same(a.lo, b.lo);
-}
-// |a - b| <= rel |b|, evaluated in double-double.
-constexpr bool close_rel(dd a, dd b, double rel) {
-  return pm::to_double(mag(a - b)) <= rel * mag(b.hi);
-}
-// a and b round to the same double and to the same float.
-constexpr bool same_rounding(dd a, dd b) {
-  return same(pm::to_double(a), pm::to_double(b)) &&
-         std::bit_cast<std::uint32_t>(pm::to_float(a)) ==
-             std::bit_cast<std::uint32_t>(pm::to_float(b));
-}
-
-constexpr rope_config with_scaling(rope_config c, const rope_scaling& s) {
-  c.scaling = s;
-  return c;
-}
-
 template <class P>
 constexpr std::uint32_t pairs = P::config.rotary_dim / 2;
 
@@ -110,33 +93,10 @@ constexpr const auto& preset_or_default_dd() {
   }
 }
 
-// Whether no preset before P in presets::all has P's rotary_dim and base. Scaled variants built
-// from a preset depend on it only through those two, so they are checked on the first of each.
-template <class P>
-constexpr bool first_of_its_shape() {
-  bool reached = false, earlier = false;
-  hana::for_each(presets::all, [&](auto t) {
-    using Q = typename decltype(t)::type;
-    if (std::is_same_v<Q, P>) reached = true;
-    if (!reached && Q::config.rotary_dim == P::config.rotary_dim &&
-        Q::config.base == P::config.base)
-      earlier = true;
-  });
-  return !earlier;
-}
-
 // Pairs 0, s, 2s, ... and the last, s = max(1, n/8): about ten per preset.
 constexpr bool sampled(std::uint32_t i, std::uint32_t n) {
   const std::uint32_t s = n / 8 > 0 ? n / 8 : 1;
   return i % s == 0 || i + 1 == n;
-}
-
-// law(hana::type_c<P>) for every preset.
-template <class Law>
-constexpr bool for_every_preset(Law law) {
-  bool ok = true;
-  hana::for_each(presets::all, [&](auto t) { ok = ok && law(t); });
-  return ok;
 }
 
 // ---- every preset: frequencies in (0, 1], strictly decreasing ----------------------------------

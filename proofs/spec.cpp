@@ -7,7 +7,6 @@
 // tolerances from the double-double error figures of docs/math.md (measured against MPFR): dd
 // + - * / within 2^-104.2 relative, exp/log(dd) within 2^-104.7 / 2^-103.9, pow_ratio 2^-100.5.
 #include <array>
-#include <bit>
 #include <cstdint>
 #include <span>
 #include <string_view>
@@ -17,12 +16,12 @@
 #include <boost/hana/integral_constant.hpp>
 
 #include <posenc/frequencies/rope.hpp>
-#include <posenc/math/detail/fp_bits.hpp>
 #include <posenc/math/double_double.hpp>
-#include <posenc/math/rounding.hpp>
 #include <posenc/spec/presets.hpp>
 #include <posenc/spec/rope.hpp>
 #include <posenc/spec/select.hpp>
+
+#include "support.hpp"
 
 namespace hana = boost::hana;
 namespace pm = posenc::math;
@@ -32,19 +31,17 @@ using posenc::rope_config;
 using posenc::rope_layout;
 using posenc::rope_scaling;
 using posenc::scaling_type;
+using posenc_proofs::close_rel;
+using posenc_proofs::first_of_its_shape;
+using posenc_proofs::for_every_preset;
+using posenc_proofs::same;
+using posenc_proofs::same_rounding;
+using posenc_proofs::with_scaling;
 
 namespace {
 
-// law(hana::type_c<P>) for every preset.
-template <class Law>
-constexpr bool for_every_preset(Law law) {
-  bool ok = true;
-  hana::for_each(presets::all, [&](auto t) { ok = ok && law(t); });
-  return ok;
-}
-
 // ---- every preset is a valid spec --------------------------------------------------------------
-// checked_rope<P> instantiates one static_assert per rule of spec/validate.hpp.
+// checked_rope<P> instantiates one static_assert per rule of spec/rope.hpp.
 static_assert(for_every_preset([](auto t) {
                 using P = typename decltype(t)::type;
                 static_assert(posenc::rope_spec<P>);
@@ -52,7 +49,7 @@ static_assert(for_every_preset([](auto t) {
                 constexpr rope_config c = posenc::checked_rope<P>;
                 return c.rotary_dim == P::config.rotary_dim;
               }),
-              "every preset satisfies every rule of spec/validate.hpp");
+              "every preset satisfies every rule of spec/rope.hpp");
 
 // Names: non-empty, lower case letters, digits, '-' and '.', and unique (they are keys).
 constexpr bool name_ok(std::string_view s) {
@@ -208,38 +205,6 @@ static_assert([] {
 // The variants depend on a preset only through rotary_dim and base, so each distinct shape is
 // checked once (the first preset that has it), at pairs 0, s, 2s, ... and the last, s = R/16
 // (Clang re-evaluates every log and exp; the whole law costs ~20 of them per pair).
-constexpr bool same(double a, double b) {
-  return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b);
-}
-constexpr bool same(dd a, dd b) {
-  return same(a.hi, b.hi) && same(a.lo, b.lo);
-}
-constexpr bool close_rel(dd a, dd b, double rel) {
-  const dd d = a - b;
-  return pm::detail::fabs(pm::to_double(d)) <= rel * pm::detail::fabs(b.hi);
-}
-constexpr bool same_rounding(dd a, dd b) {
-  return same(pm::to_double(a), pm::to_double(b)) &&
-         std::bit_cast<std::uint32_t>(pm::to_float(a)) ==
-             std::bit_cast<std::uint32_t>(pm::to_float(b));
-}
-constexpr rope_config with_scaling(rope_config c, const rope_scaling& s) {
-  c.scaling = s;
-  return c;
-}
-
-template <class P>
-constexpr bool first_of_its_shape() {
-  bool reached = false, earlier = false;
-  hana::for_each(presets::all, [&](auto t) {
-    using Q = typename decltype(t)::type;
-    if (std::is_same_v<Q, P>) reached = true;
-    if (!reached && Q::config.rotary_dim == P::config.rotary_dim &&
-        Q::config.base == P::config.base)
-      earlier = true;
-  });
-  return !earlier;
-}
 
 inline constexpr std::array<double, 128> kOnes = [] {
   std::array<double, 128> a{};
