@@ -25,7 +25,7 @@
 #include <posenc/kernels/rope_table.hpp>
 #include <posenc/kernels/tensor.hpp>
 #include <posenc/math/exp.hpp>
-#include <posenc/spec/rope_spec.hpp>
+#include <posenc/spec/rope.hpp>
 #include <posenc/tables/rope_cache.hpp>
 
 namespace {

@@ -26,7 +26,7 @@ inline constexpr float score_scale = 0.125f;
 static_assert(score_scale * score_scale * static_cast<float>(head_dim) == 1.0f,
               "score_scale must be 1/sqrt(head_dim) exactly");
 
-// The model's RoPE: a compile-time spec (posenc/spec/rope_spec.hpp).
+// The model's RoPE: a compile-time spec (posenc/spec/rope.hpp).
 struct model {
   static constexpr posenc::rope_config config{head_dim, head_dim, 10000.0,
                                               posenc::rope_layout::half};

@@ -39,7 +39,7 @@
 #include <vector>
 
 #include <posenc/frequencies/rope.hpp>
-#include <posenc/spec/rope_spec.hpp>
+#include <posenc/spec/rope.hpp>
 #include <posenc/tables/rope_cache.hpp>
 
 #include "attention.hpp"

@@ -3,7 +3,7 @@
 #include <posenc/frequencies/rope.hpp>
 #include <posenc/math/angle.hpp>
 #include <posenc/math/angle_grid.hpp>
-#include <posenc/spec/validate.hpp>
+#include <posenc/spec/rope.hpp>
 #include <posenc/tables/rope_cache.hpp>
 
 #include <cmath>

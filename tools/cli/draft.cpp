@@ -1,6 +1,6 @@
 #include "cli/draft.hpp"
 
-#include <posenc/spec/validate.hpp>
+#include <posenc/spec/rope.hpp>
 
 #include <string>
 #include <utility>
