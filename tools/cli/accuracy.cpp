@@ -15,6 +15,7 @@
 
 #include "cli/error.hpp"
 #include "cli/output.hpp"
+#include "cli/run.hpp"
 
 namespace posenc::cli {
 
@@ -242,20 +243,23 @@ svg::plot accuracy_plot(const accuracy_result& r, const std::string& title) {
   return p;
 }
 
-void run_accuracy(const invocation& inv, const rope_config& c, std::ostream& out) {
+int run_accuracy(const invocation& inv, std::ostream& out) {
+  const resolved_config rc = configure(inv);
+  const rope_config c = rc.config();
   std::vector<std::uint64_t> pos = inv.accuracy.positions;
   if (pos.empty())
     pos.assign(std::begin(accuracy_default_positions), std::end(accuracy_default_positions));
   const accuracy_result r = compute_accuracy(c, pos, inv.seq_len);
-  if (inv.accuracy.svg) {
+  if (inv.svg) {
     const std::vector<std::uint64_t> sweep = accuracy_sweep_positions();
     const accuracy_result s = compute_accuracy(c, sweep, inv.seq_len);
     const std::string title = "RoPE float32 cos/sin error vs exact: head_dim " +
                               std::to_string(c.head_dim) + ", rotary_dim " +
                               std::to_string(c.rotary_dim) + ", base " + format_double(c.base);
-    svg::write_file(*inv.accuracy.svg, accuracy_plot(s, title));
+    svg::write_file(*inv.svg, accuracy_plot(s, title));
   }
   write_accuracy(out, r, inv.format);
+  return exit_ok;
 }
 
 }  // namespace posenc::cli

@@ -80,7 +80,7 @@ void write_accuracy(std::ostream& out, const accuracy_result& r, output_format f
 svg::plot accuracy_plot(const accuracy_result& r, const std::string& title);
 
 // The whole command: the table at --positions (default accuracy_default_positions) on `out`,
-// and with --svg FILE the plot of the sweep. Throws cli_error.
-void run_accuracy(const invocation& inv, const rope_config& c, std::ostream& out);
+// and with --svg FILE the plot of the sweep. Returns exit_ok; throws cli_error.
+int run_accuracy(const invocation& inv, std::ostream& out);
 
 }  // namespace posenc::cli

@@ -12,42 +12,23 @@
 
 namespace posenc::cli {
 
-namespace {
-const char* variant_name(alibi_variant v) {
-  return v == alibi_variant::symmetric ? "symmetric" : "causal";
-}
-const char* kind_name(alibi_slope_kind k) {
-  return k == alibi_slope_kind::bloom ? "bloom" : "reference";
-}
-const char* layout_name(sinusoidal_layout l) {
-  return l == sinusoidal_layout::split ? "split" : "paper";
-}
-
-std::string pad_left(const std::string& s, std::size_t width) {
-  return s.size() >= width ? s : std::string(width - s.size(), ' ') + s;
-}
-}  // namespace
-
 alibi_result compute_alibi(const invocation& inv) {
-  const encoding_flags& e = inv.encoding;
+  const additive_flags& e = inv.additive;
   alibi_result r;
   r.config = {e.heads.value_or(0), e.variant.value_or(alibi_variant::causal),
               e.bloom ? alibi_slope_kind::bloom : alibi_slope_kind::reference};
-  if (const alibi_error err = validate(r.config); err != alibi_error::ok) invalid(message(err));
+  require_ok(validate(r.config));
   r.length = e.length.value_or(0);
   const std::uint64_t entries = std::uint64_t{r.config.heads} * r.length * r.length;
-  if (r.length > 0 && (r.length > max_encoding_entries || entries > max_encoding_entries))
-    invalid("posenc: the bias would have " + std::to_string(entries) +
-            " values (heads x length^2); at most " + std::to_string(max_encoding_entries) +
-            " per call");
+  if (r.length > 0 && (r.length > max_additive_entries || entries > max_additive_entries))
+    over_limit("the bias", entries, "values (heads x length^2)", max_additive_entries);
   r.slopes.resize(r.config.heads);
   static_cast<void>(build_alibi_slopes<float>(r.config, r.slopes.data()));
   if (r.length > 0) {
     const auto L = static_cast<std::size_t>(r.length);
     r.bias.assign(static_cast<std::size_t>(entries), 0.0f);
-    const kernels::kernel_error ke = kernels::add_alibi_bias<float>(
-        r.slopes, kernels::dense_scores(r.bias.data(), r.config.heads, L, L), r.config.variant);
-    if (ke != kernels::kernel_error::ok) invalid(kernels::message(ke));
+    require_ok(kernels::add_alibi_bias<float>(
+        r.slopes, kernels::dense_scores(r.bias.data(), r.config.heads, L, L), r.config.variant));
   }
   return r;
 }
@@ -59,8 +40,8 @@ void write_alibi(std::ostream& out, const alibi_result& r, output_format f) {
   switch (f) {
     case output_format::json:
       s += "{\"heads\": " + std::to_string(H) + ", \"variant\": \"" +
-           variant_name(r.config.variant) + "\", \"slopes_kind\": \"" + kind_name(r.config.slopes) +
-           "\",\n\"slopes\": [";
+           std::string(alibi_variant_names(r.config.variant)) + "\", \"slopes_kind\": \"" +
+           std::string(alibi_slope_names(r.config.slopes)) + "\",\n\"slopes\": [";
       for (std::size_t h = 0; h < H; ++h) s += (h ? ", " : "") + format_float(r.slopes[h]);
       s += "]";
       if (L > 0) {
@@ -97,7 +78,8 @@ void write_alibi(std::ostream& out, const alibi_result& r, output_format f) {
       break;
     case output_format::text:
       s += std::string("heads    ") + std::to_string(H) + "\nvariant  " +
-           variant_name(r.config.variant) + "\nslopes   " + kind_name(r.config.slopes) + "\n\n";
+           std::string(alibi_variant_names(r.config.variant)) + "\nslopes   " +
+           std::string(alibi_slope_names(r.config.slopes)) + "\n\n";
       s += pad_left("head", 6) + "  " + pad_left("slope", 16) + "\n";
       for (std::size_t h = 0; h < H; ++h)
         s += pad_left(std::to_string(h), 6) + "  " + pad_left(format_float(r.slopes[h]), 16) + "\n";
@@ -121,24 +103,20 @@ void write_alibi(std::ostream& out, const alibi_result& r, output_format f) {
 }
 
 sinusoidal_result compute_sinusoidal(const invocation& inv) {
-  const encoding_flags& e = inv.encoding;
+  const additive_flags& e = inv.additive;
   sinusoidal_result r;
   r.config.dim = e.dim.value_or(0);
   r.config.layout = e.layout.value_or(sinusoidal_layout::paper);
   r.config.base = inv.flags.base.value_or(10000.0);
   r.config.padding_idx = e.padding_idx ? static_cast<std::int64_t>(*e.padding_idx) : -1;
-  if (const sinusoidal_error err = validate(r.config); err != sinusoidal_error::ok)
-    invalid(message(err));
+  require_ok(validate(r.config));
   r.positions = e.rows.value_or(0);
   const std::uint64_t entries = r.positions * r.config.dim;
-  if (entries > max_encoding_entries)
-    invalid("posenc: the table would have " + std::to_string(entries) +
-            " entries (positions x dim); at most " + std::to_string(max_encoding_entries) +
-            " per call");
+  if (entries > max_additive_entries)
+    over_limit("the table", entries, "entries (positions x dim)", max_additive_entries);
   r.table.resize(static_cast<std::size_t>(entries));
-  const sinusoidal_error err = build_sinusoidal_table<float>(
-      r.config, static_cast<std::size_t>(r.positions), r.table.data());
-  if (err != sinusoidal_error::ok) invalid(message(err));
+  require_ok(build_sinusoidal_table<float>(r.config, static_cast<std::size_t>(r.positions),
+                                           r.table.data()));
   return r;
 }
 
@@ -148,8 +126,8 @@ void write_sinusoidal(std::ostream& out, const sinusoidal_result& r, output_form
   const auto P = static_cast<std::size_t>(r.positions);
   switch (f) {
     case output_format::json:
-      s += "{\"dim\": " + std::to_string(D) + ", \"layout\": \"" + layout_name(r.config.layout) +
-           "\", \"padding_idx\": " +
+      s += "{\"dim\": " + std::to_string(D) + ", \"layout\": \"" +
+           std::string(sinusoidal_layout_names(r.config.layout)) + "\", \"padding_idx\": " +
            (r.config.padding_idx >= 0 ? std::to_string(r.config.padding_idx) : "null") +
            ",\n\"table\": [";
       for (std::size_t p = 0; p < P; ++p) {
@@ -188,6 +166,16 @@ void write_sinusoidal(std::ostream& out, const sinusoidal_result& r, output_form
     }
   }
   out << s;
+}
+
+int run_alibi(const invocation& inv, std::ostream& out) {
+  write_alibi(out, compute_alibi(inv), inv.format);
+  return exit_ok;
+}
+
+int run_sinusoidal(const invocation& inv, std::ostream& out) {
+  write_sinusoidal(out, compute_sinusoidal(inv), inv.format);
+  return exit_ok;
 }
 
 }  // namespace posenc::cli

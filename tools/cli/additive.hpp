@@ -1,9 +1,9 @@
 // The `alibi` and `sinusoidal` commands: ALiBi slopes (and bias matrices) and sinusoidal position
 // tables, computed by the library (posenc/tables, posenc/kernels) in full before anything is
 // written, then printed as JSON, CSV or text.
-//   alibi       json  {"heads": H, "variant": "causal", "slopes_kind": "reference", "slopes":
-//   [f32],
-//                      "length": L, "bias": [[L*L values, row-major: query i, key j] per head]}
+//   alibi       json  {"heads": H, "variant": "causal", "slopes_kind": "reference",
+//                      "slopes": [f32], "length": L,
+//                      "bias": [[L*L values, row-major: query i, key j] per head]}
 //                      (length and bias only with --length)
 //               csv   head,slope                      (without --length)
 //                     head,slope,query,key,bias       (with --length)
@@ -28,7 +28,7 @@
 namespace posenc::cli {
 
 // One call prints at most this many bias values (heads x L x L) or table entries (N x D).
-inline constexpr std::uint64_t max_encoding_entries = std::uint64_t{1} << 24;
+inline constexpr std::uint64_t max_additive_entries = std::uint64_t{1} << 24;
 
 struct alibi_result {
   alibi_config config;
@@ -38,7 +38,7 @@ struct alibi_result {
 };
 
 // inv: an alibi invocation as parse_args accepts it. Throws cli_error (exit 1) when the bias would
-// exceed max_encoding_entries.
+// exceed max_additive_entries.
 alibi_result compute_alibi(const invocation& inv);
 void write_alibi(std::ostream& out, const alibi_result& r, output_format f);
 
@@ -49,8 +49,12 @@ struct sinusoidal_result {
 };
 
 // inv: a sinusoidal invocation. Throws cli_error (exit 1) for an invalid configuration (e.g.
-// --base 1) or a table beyond max_encoding_entries.
+// --base 1) or a table beyond max_additive_entries.
 sinusoidal_result compute_sinusoidal(const invocation& inv);
 void write_sinusoidal(std::ostream& out, const sinusoidal_result& r, output_format f);
+
+// The whole commands (compute, then write); return exit_ok. Throw cli_error.
+int run_alibi(const invocation& inv, std::ostream& out);
+int run_sinusoidal(const invocation& inv, std::ostream& out);
 
 }  // namespace posenc::cli

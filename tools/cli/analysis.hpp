@@ -103,10 +103,12 @@ analysis::check_options check_options_for(const rope_config& c, std::uint64_t se
 void write_check(std::ostream& out, const analysis::check_report& r,
                  const analysis::check_options& o, output_format f);
 
-// The whole commands. run_check returns exit_ok or exit_law_failed. Throw cli_error.
-void run_decay(const invocation& inv, std::ostream& out);
-void run_dials(const invocation& inv, std::ostream& out);
-void run_ramp(const invocation& inv, std::ostream& out);
+// The whole commands, each in its file (decay.cpp, dials.cpp, ramp.cpp, check.cpp); --svg FILE
+// is written before anything goes to `out`. They return exit_ok, and run_check exit_law_failed
+// when a law fails. Throw cli_error.
+int run_decay(const invocation& inv, std::ostream& out);
+int run_dials(const invocation& inv, std::ostream& out);
+int run_ramp(const invocation& inv, std::ostream& out);
 int run_check(const invocation& inv, std::ostream& out);
 
 }  // namespace posenc::cli

@@ -35,7 +35,6 @@ std::optional<std::uint64_t> json_uint(const json& v) {
 
 apply_input parse_apply_input(std::string_view text, const std::string& name) {
   const std::string source = printable(name);
-  json root;
   std::set<std::string> top_keys;
   // The input is two levels deep; deeper nesting and repeated keys are errors.
   const json::parser_callback_t check = [&](int depth, json::parse_event_t event, json& parsed) {
@@ -46,14 +45,7 @@ apply_input parse_apply_input(std::string_view text, const std::string& name) {
               "\" appears twice");
     return true;
   };
-  try {
-    root = json::parse(text.begin(), text.end(), check);
-  } catch (const json::parse_error& e) {
-    invalid("posenc: " + source + ": not valid JSON (at byte " + std::to_string(e.byte) + ")");
-  } catch (const json::out_of_range&) {
-    invalid("posenc: " + source + ": a number is out of range");
-  }
-  if (!root.is_object()) invalid("posenc: " + source + ": the top level is not a JSON object");
+  const json root = parse_json_object(text, source, check);
   for (const auto& item : root.items()) {
     if (item.key() != "x" && item.key() != "shape" && item.key() != "positions")
       invalid("posenc: " + source + ": unknown key \"" + printable(item.key()) +
@@ -148,16 +140,14 @@ apply_result compute_apply(const rope_config& c, const apply_input& in, std::uin
   runtime_rope_cache<float> cache;
   kernels::rope_table table = kernels::on_the_fly_table(c, seq_len);
   if (cached) {
-    const rope_error e = runtime_rope_cache<float>::try_make(
-        c, static_cast<std::size_t>(max_pos + 1), cache, seq_len);
-    if (e != rope_error::ok) invalid(message(e));
+    require_ok(runtime_rope_cache<float>::try_make(c, static_cast<std::size_t>(max_pos + 1), cache,
+                                                   seq_len));
     table = kernels::make_rope_table(cache.view(), c, seq_len);
   }
   const auto x = kernels::dense(in.x.data(), in.tokens, in.heads, in.head_dim);
   const auto y = kernels::dense(r.y.data(), in.tokens, in.heads, in.head_dim);
-  const kernels::kernel_error e =
-      kernels::dispatch::apply_rope(table, x, y, kernels::token_positions::of(in.positions));
-  if (e != kernels::kernel_error::ok) invalid(kernels::message(e));
+  require_ok(
+      kernels::dispatch::apply_rope(table, x, y, kernels::token_positions::of(in.positions)));
   r.isa = kernels::dispatch::active_isa();
   return r;
 }
@@ -214,7 +204,7 @@ void write_apply(std::ostream& out, const apply_result& r, output_format f) {
   out.write(s.data(), static_cast<std::streamsize>(s.size()));
 }
 
-void run_apply(const invocation& inv, std::ostream& out) {
+int run_apply(const invocation& inv, std::ostream& out) {
   const apply_input in = load_apply_input(*inv.input);
   invocation with_dim = inv;
   if (!inv.preset && !inv.hf_config && !inv.flags.head_dim)
@@ -222,6 +212,7 @@ void run_apply(const invocation& inv, std::ostream& out) {
   const resolved_config rc = configure(with_dim);
   const apply_result r = compute_apply(rc.config(), in, inv.seq_len);
   write_apply(out, r, inv.format);
+  return exit_ok;
 }
 
 }  // namespace posenc::cli

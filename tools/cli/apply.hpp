@@ -56,7 +56,7 @@ apply_result compute_apply(const rope_config& c, const apply_input& in, std::uin
 void write_apply(std::ostream& out, const apply_result& r, output_format f);
 
 // The whole `apply` command: input, configuration (head_dim defaults to shape[2] when no flag,
-// preset or config.json gives one), kernels, output. Throws cli_error.
-void run_apply(const invocation& inv, std::ostream& out);
+// preset or config.json gives one), kernels, output. Returns exit_ok; throws cli_error.
+int run_apply(const invocation& inv, std::ostream& out);
 
 }  // namespace posenc::cli

@@ -47,9 +47,7 @@ table_result compute_table(const rope_config& c, position_range range, std::uint
   const std::uint64_t count = range.last - range.first;
   const std::uint64_t entries = count * r.pairs;
   if (entries > max_table_entries)
-    invalid("posenc: the table would have " + std::to_string(entries) +
-            " entries (positions x rotary_dim/2); at most " + std::to_string(max_table_entries) +
-            " per call");
+    over_limit("the table", entries, "entries (positions x rotary_dim/2)", max_table_entries);
 
   const double af = attention_factor(c);
   if (!(af >= 0.0 && af <= 1e38))
@@ -75,8 +73,7 @@ table_result compute_table(const rope_config& c, position_range range, std::uint
   // starts at 0, a scratch run from 0 when the range starts close enough to 0, and the per-entry
   // path otherwise.
   if (range.first == 0) {
-    const rope_error e = build_rope_cache<float>(c, n, r.cos.data(), r.sin.data(), seq_len);
-    if (e != rope_error::ok) invalid(message(e));
+    require_ok(build_rope_cache<float>(c, n, r.cos.data(), r.sin.data(), seq_len));
     return r;
   }
   const std::uint64_t last = range.last;

@@ -146,8 +146,7 @@ resolved_config resolve(const config_draft& d) {
   }
 
   resolved_config r(c, std::move(short_factor), std::move(long_factor));
-  const rope_error e = validate(r.config());
-  if (e != rope_error::ok) invalid(message(e));
+  require_ok(validate(r.config()));
   return r;
 }
 

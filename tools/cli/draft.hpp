@@ -21,6 +21,7 @@ struct rotary_width {
   double factor = 0.0;
   static rotary_width absolute(std::uint32_t d) { return {d, 0.0}; }
   static rotary_width fraction(double f) { return {0, f}; }
+  bool operator==(const rotary_width&) const = default;
 };
 
 struct config_draft {
@@ -42,6 +43,7 @@ struct config_draft {
   std::optional<double> high_freq_factor;
   std::optional<std::vector<double>> short_factor;
   std::optional<std::vector<double>> long_factor;
+  bool operator==(const config_draft&) const = default;
 };
 
 // `base` with every field that `over` sets replaced by over's.

@@ -15,6 +15,7 @@
 
 #include "cli/error.hpp"
 #include "cli/output.hpp"
+#include "cli/run.hpp"
 
 namespace posenc::cli {
 
@@ -388,9 +389,11 @@ std::string emit_header(const rope_config& c, const emit_flags& f, std::uint64_t
   return h;
 }
 
-void run_emit(const invocation& inv, const rope_config& c, std::ostream& out) {
-  const std::string h = emit_header(c, inv.emit, inv.seq_len);
+int run_emit(const invocation& inv, std::ostream& out) {
+  const resolved_config rc = configure(inv);
+  const std::string h = emit_header(rc.config(), inv.emit, inv.seq_len);
   out.write(h.data(), static_cast<std::streamsize>(h.size()));
+  return exit_ok;
 }
 
 }  // namespace posenc::cli

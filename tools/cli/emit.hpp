@@ -47,7 +47,7 @@ struct table_accuracy {
 // that is not a usable identifier.
 std::string emit_header(const rope_config& c, const emit_flags& f, std::uint64_t seq_len);
 
-// The whole `emit` command. Throws cli_error.
-void run_emit(const invocation& inv, const rope_config& c, std::ostream& out);
+// The whole `emit` command: configuration, header, output. Returns exit_ok; throws cli_error.
+int run_emit(const invocation& inv, std::ostream& out);
 
 }  // namespace posenc::cli

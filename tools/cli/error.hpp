@@ -1,6 +1,7 @@
 // The one error type of the command-line tool: a one-line message for stderr and the exit status.
 #pragma once
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -29,6 +30,21 @@ class cli_error : public std::runtime_error {
 }
 [[noreturn]] inline void invalid(const std::string& message) {
   throw cli_error(message, exit_invalid);
+}
+
+// invalid() with the library's message for an error code other than `ok` (posenc::validate,
+// the table builders, the kernels; `message` is found next to the code's enum).
+template <class Error>
+void require_ok(Error e) {
+  if (e != Error::ok) invalid(message(e));
+}
+
+// The result of one call would exceed its limit: "posenc: WHAT would have COUNT UNITS; at most
+// LIMIT per call".
+[[noreturn]] inline void over_limit(std::string_view what, std::uint64_t count,
+                                    std::string_view units, std::uint64_t limit) {
+  invalid("posenc: " + std::string(what) + " would have " + std::to_string(count) + " " +
+          std::string(units) + "; at most " + std::to_string(limit) + " per call");
 }
 
 // Text from the user (a flag name, a file name, a preset name) made safe to echo inside a one-line

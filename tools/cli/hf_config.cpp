@@ -183,7 +183,6 @@ void read_scaling(const fields& top, const json& rope_obj, const char* rope_key,
 
 config_draft parse_hf_config(std::string_view text, std::string_view source_name) {
   const std::string source = printable(source_name);
-  json root;
   // A config.json is a few levels deep; refusing deep nesting bounds the work on hostile input.
   const json::parser_callback_t limit_depth = [&](int depth, json::parse_event_t, json&) {
     if (depth > max_depth)
@@ -191,14 +190,7 @@ config_draft parse_hf_config(std::string_view text, std::string_view source_name
               " levels");
     return true;
   };
-  try {
-    root = json::parse(text.begin(), text.end(), limit_depth);
-  } catch (const json::parse_error& e) {
-    invalid("posenc: " + source + ": not valid JSON (at byte " + std::to_string(e.byte) + ")");
-  } catch (const json::out_of_range&) {
-    invalid("posenc: " + source + ": a number is out of range");
-  }
-  if (!root.is_object()) invalid("posenc: " + source + ": the top level is not a JSON object");
+  const json root = parse_json_object(text, source, limit_depth);
   const fields top(root, source, "");
 
   const json* rope_obj = nullptr;

@@ -1,6 +1,8 @@
-// The command line of `posenc`: a command (freqs, table), config flags, output flags. Parsing only
-// checks the form of each value (strict numbers, known names); the configuration is checked as a
-// whole later (resolve), after the flags have been laid over a preset or a config.json.
+// The command line of `posenc` as an invocation: a command, config flags, output flags. The
+// commands and flags themselves are tables (commands.cpp, flags.cpp); parsing reads each flag's
+// value by its row (strict numbers, known names), then checks which flags go with which command.
+// The configuration is checked as a whole later (resolve), after the flags have been laid over a
+// preset or a config.json.
 #pragma once
 
 #include <cstddef>
@@ -15,9 +17,11 @@
 #include <posenc/spec/sinusoidal.hpp>
 
 #include "cli/draft.hpp"
+#include "cli/names.hpp"
 
 namespace posenc::cli {
 
+// In the order of `posenc --help` (commands.cpp).
 enum class command : std::uint8_t {
   none,
   freqs,
@@ -25,14 +29,15 @@ enum class command : std::uint8_t {
   apply,
   alibi,
   sinusoidal,
-  emit,
-  accuracy,
   decay,
   dials,
   ramp,
   check,
+  emit,
+  accuracy,
 };
 enum class output_format : std::uint8_t { json, csv, text };
+inline constexpr name_table<output_format, 3> format_names{{"json", "csv", "text"}};
 
 // Positions [first, last) of `table`.
 struct position_range {
@@ -50,7 +55,7 @@ inline constexpr std::size_t max_accuracy_positions = 4096;
 inline constexpr std::uint64_t max_alibi_heads = 65536;
 
 // Flags of the alibi and sinusoidal commands (tools/cli/additive.hpp).
-struct encoding_flags {
+struct additive_flags {
   std::optional<std::uint32_t> heads;        // alibi --heads H
   std::optional<std::uint64_t> length;       // alibi --length L
   std::optional<alibi_variant> variant;      // alibi --variant causal|symmetric
@@ -64,6 +69,8 @@ struct encoding_flags {
 // Flags of `emit` (tools/cli/emit.hpp) and `accuracy` (tools/cli/accuracy.hpp).
 enum class emit_lang : std::uint8_t { c, cpp };
 enum class emit_table : std::uint8_t { compact, simd };
+inline constexpr name_table<emit_lang, 2> emit_lang_names{{"c", "cpp"}};
+inline constexpr name_table<emit_table, 2> emit_table_names{{"compact", "simd"}};
 struct emit_flags {
   std::optional<emit_lang> lang;           // --lang c|cpp
   std::optional<std::uint64_t> max_pos;    // --max-pos N
@@ -72,11 +79,9 @@ struct emit_flags {
 };
 struct accuracy_flags {
   std::vector<std::uint64_t> positions;  // --positions p1,p2,... (accuracy only)
-  std::optional<std::string> svg;        // --svg FILE
 };
 
-// Flags of decay, dials, ramp and check (tools/cli/analysis.hpp); their --svg FILE is
-// accuracy_flags::svg.
+// Flags of decay, dials, ramp and check (tools/cli/analysis.hpp).
 struct analysis_flags {
   std::optional<std::uint64_t> max_distance;  // decay, check --max-distance N
   std::optional<std::uint64_t> context;       // dials --context N
@@ -93,8 +98,9 @@ struct invocation {
   std::optional<std::string> preset;
   std::optional<std::string> hf_config;
   std::optional<std::string> input;  // apply only: the input JSON file
+  std::optional<std::string> svg;    // --svg FILE: accuracy, decay, dials, ramp
   config_draft flags;                // the config flags, laid over the preset or config.json
-  encoding_flags encoding;           // alibi and sinusoidal only
+  additive_flags additive;           // alibi and sinusoidal only
   emit_flags emit;                   // emit only
   accuracy_flags accuracy;           // accuracy only
   analysis_flags analysis;           // decay, dials, ramp, check

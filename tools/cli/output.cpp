@@ -88,6 +88,30 @@ std::string format_double(double x) {
   char b[40];
   return std::string(to_text(b, x, 17));
 }
+std::string short_double(double x) {
+  char b[40];
+  return std::string(to_text(b, x, 9));
+}
+
+const char* json_bool(bool b) {
+  return b ? "true" : "false";
+}
+
+std::string config_title(const rope_config& c) {
+  std::string t = "R = " + std::to_string(c.rotary_dim) + ", base " + short_double(c.base);
+  if (c.scaling.type != scaling_type::none)
+    t += ", " + std::string(scaling_name(c.scaling.type)) + " x" + short_double(c.scaling.factor);
+  return t;
+}
+
+std::string pad_left(std::string s, std::size_t width) {
+  if (s.size() < width) s.insert(0, width - s.size(), ' ');
+  return s;
+}
+std::string pad_right(std::string s, std::size_t width) {
+  if (s.size() < width) s.append(width - s.size(), ' ');
+  return s;
+}
 
 void write_freqs(std::ostream& out, const freqs_result& r, output_format f) {
   writer w(out);

@@ -8,6 +8,7 @@
 //   text   aligned columns with a header line.
 #pragma once
 
+#include <cstddef>
 #include <ostream>
 #include <string>
 
@@ -19,6 +20,17 @@ namespace posenc::cli {
 // "%.9g" and "%.17g" without locale.
 std::string format_float(float x);
 std::string format_double(double x);
+// "%.9g" for text summaries.
+std::string short_double(double x);
+
+const char* json_bool(bool b);
+
+// A configuration in a few words, for plot titles: "R = 64, base 10000, yarn x4".
+std::string config_title(const rope_config& c);
+
+// `s` right- or left-aligned in `width` columns.
+std::string pad_left(std::string s, std::size_t width);
+std::string pad_right(std::string s, std::size_t width);
 
 void write_freqs(std::ostream& out, const freqs_result& r, output_format f);
 void write_table(std::ostream& out, const table_result& r, output_format f);

@@ -11,9 +11,6 @@
 
 namespace posenc::cli {
 
-// The usage text printed by --help.
-const char* usage_text();
-
 // The configuration an invocation describes: its --preset or --hf-config, with the config flags
 // laid over it, resolved and validated. Throws cli_error.
 resolved_config configure(const invocation& inv);

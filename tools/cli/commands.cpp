@@ -1,0 +1,122 @@
+#include "cli/commands.hpp"
+
+#include <algorithm>
+#include <array>
+
+#include "cli/accuracy.hpp"
+#include "cli/additive.hpp"
+#include "cli/analysis.hpp"
+#include "cli/apply.hpp"
+#include "cli/compute.hpp"
+#include "cli/emit.hpp"
+#include "cli/error.hpp"
+#include "cli/output.hpp"
+#include "cli/run.hpp"
+
+namespace posenc::cli {
+
+namespace {
+
+int run_freqs(const invocation& inv, std::ostream& out) {
+  const resolved_config rc = configure(inv);
+  write_freqs(out, compute_freqs(rc.config(), inv.seq_len), inv.format);
+  return exit_ok;
+}
+
+int run_table(const invocation& inv, std::ostream& out) {
+  const resolved_config rc = configure(inv);
+  write_table(out, compute_table(rc.config(), *inv.positions, inv.seq_len), inv.format);
+  return exit_ok;
+}
+
+constexpr command_info table[] = {
+    {command::freqs, "freqs", "[config] [--seq-len N] [--format json|csv|text]",
+     "inv_freq of every rotary pair (float32 and float64) and the attention factor", false, "",
+     run_freqs},
+    {command::table, "table", "--positions A:B [config] [--seq-len N] [--format json|csv|text]",
+     "cos and sin of p * inv_freq_i, times the attention factor, as float32, for the\n"
+     "positions A <= p < B (B <= 2^32, at most 2^20 positions and 2^24 entries per call)",
+     false, "", run_table},
+    {command::apply, "apply", "--input FILE [config] [--seq-len N] [--format json|csv|text]",
+     "RoPE applied to the tensor x of a JSON file {\"x\": [...], \"shape\": [tokens, heads,\n"
+     "head_dim], \"positions\": [...]} (positions optional: 0, 1, ...) -> {\"y\": [...]};\n"
+     "head_dim defaults to shape[2]",
+     false, "", run_apply},
+    {command::alibi, "alibi",
+     "--heads H [--length L] [--variant causal|symmetric] [--bloom] [--format F]",
+     "ALiBi slopes of H heads as float32 (the reference get_slopes, or BLOOM's float32\n"
+     "powers with --bloom); with --length L also each head's L x L bias (row-major, query i,\n"
+     "key j): -m (i - j) for j <= i and 0 for later keys (causal), or -m |i - j| (symmetric)",
+     false, "", run_alibi},
+    {command::sinusoidal, "sinusoidal",
+     "--dim D --positions N [--layout paper|split] [--padding-idx P]\n"
+     "[--base B] [--format F]",
+     "the sinusoidal position table, rows 0 to N-1 of width D, float32 correctly\n"
+     "rounded: paper layout (interleaved sin/cos, exponent 2k/D) or split (fairseq/\n"
+     "tensor2tensor: [sin | cos], exponent k/(D/2-1), zero column for odd D); --padding-idx\n"
+     "zeroes that row as fairseq does (at most 2^24 values per call for both commands)",
+     false, "", run_sinusoidal},
+    {command::decay, "decay", "--max-distance N [config] [--csv | --format F] [--svg FILE]",
+     "the RoFormer decay bound f(r) for r = 0..N (N <= 2^24) and the means of f over the\n"
+     "dyadic windows [2^k, 2^(k+1)); text summary, or --csv: distance,bound,window_mean",
+     true, "", run_decay},
+    {command::dials, "dials", "--context N [config] [--format F] [--svg FILE]",
+     "per rotary pair: inv_freq, wavelength 2 pi/inv_freq, turns over the context N and\n"
+     "whether it never completes one, next to the unscaled configuration's values",
+     false, "", run_dials},
+    {command::ramp, "ramp", "[config with yarn or llama3] [--format F] [--svg FILE]",
+     "per pair, the weight of inv_freq/factor in the YaRN or llama3 blend (0: unchanged,\n"
+     "1: divided by the factor) and HF's own ramp_factor / smooth_factor",
+     false, "", run_ramp},
+    {command::check, "check", "[config] [--max-distance N] [--format F]",
+     "the laws (orthogonality, norm, relative dependence, decay) on samples of this\n"
+     "configuration: worst deviation, limit, pass/fail; exit 3 if a law fails",
+     false, "--svg FILE writes a plot (decay, dials, ramp); docs/analysis.md", run_check},
+    {command::emit, "emit",
+     "--lang c|cpp --max-pos N [config] [--table compact|simd] [--name PREFIX]",
+     "a self-contained C99 (c) or C++20 (cpp) header on stdout: the float32 cos/sin table\n"
+     "for positions 0 to N-1 (compact: rotary_dim/2 entries a position; simd: rotary_dim,\n"
+     "by channel), its configuration and measured accuracy in a comment, and an in-place\n"
+     "rotation function, bit for bit the library's (max_pos x rotary_dim <= 2^21); --name\n"
+     "sets the prefix (default posenc_rope)",
+     true, "", run_emit},
+    {command::accuracy, "accuracy", "[config] [--positions p1,p2,...] [--format F] [--svg FILE]",
+     "max abs error of float32 cos/sin vs exact at each position (default 1000, 65536,\n"
+     "1000000): posenc's table, HF's float32 angle, ggml's running product; --svg FILE\n"
+     "plots a log-spaced sweep from 1 to 10^7 (docs/accuracy.md)",
+     false, "", run_accuracy},
+};
+
+// Row k is command k + 1 (command::none is 0), so that command_of indexes.
+constexpr bool rows_in_enum_order() {
+  for (std::size_t k = 0; k < std::size(table); ++k)
+    if (static_cast<std::size_t>(table[k].id) != k + 1) return false;
+  return true;
+}
+static_assert(rows_in_enum_order());
+
+}  // namespace
+
+std::span<const command_info> commands() {
+  return table;
+}
+
+const command_info* find_command(std::string_view name) {
+  const auto it = std::ranges::find(table, name, &command_info::name);
+  return it == std::end(table) ? nullptr : &*it;
+}
+
+const command_info& command_of(command id) {
+  return table[static_cast<std::size_t>(id) - 1];
+}
+
+std::string command_list() {
+  constexpr auto names = [] {
+    std::array<std::string_view, std::size(table)> out{};
+    for (std::size_t k = 0; k < out.size(); ++k) out[k] = table[k].name;
+    return out;
+  }();
+  return join_names(names, ", ", " or ");
+}
+
+}  // namespace posenc::cli
