@@ -36,12 +36,7 @@ namespace presets = posenc::presets;
 using pm::dd;
 using posenc::rope_config;
 using posenc::rope_scaling;
-using posenc_proofs::close_rel;
-using posenc_proofs::first_of_its_shape;
-using posenc_proofs::for_every_preset;
-using posenc_proofs::same;
-using posenc_proofs::same_rounding;
-using posenc_proofs::with_scaling;
+using namespace posenc_proofs;  // proofs/support.hpp
 
 namespace {
 

@@ -31,12 +31,7 @@ using posenc::rope_config;
 using posenc::rope_layout;
 using posenc::rope_scaling;
 using posenc::scaling_type;
-using posenc_proofs::close_rel;
-using posenc_proofs::first_of_its_shape;
-using posenc_proofs::for_every_preset;
-using posenc_proofs::same;
-using posenc_proofs::same_rounding;
-using posenc_proofs::with_scaling;
+using namespace posenc_proofs;  // proofs/support.hpp
 
 namespace {
 
