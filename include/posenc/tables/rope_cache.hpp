@@ -34,7 +34,7 @@
 #include <posenc/math/double_double.hpp>
 #include <posenc/math/rounding.hpp>
 #include <posenc/spec/rope.hpp>
-#include <posenc/tables/thetas.hpp>
+#include <posenc/tables/detail/thetas.hpp>
 
 namespace posenc {
 

@@ -30,7 +30,7 @@
 #include <posenc/math/rounding.hpp>
 #include <posenc/math/trig.hpp>
 #include <posenc/spec/rope.hpp>
-#include <posenc/tables/thetas.hpp>
+#include <posenc/tables/detail/thetas.hpp>
 
 namespace posenc {
 
@@ -54,7 +54,7 @@ struct config_thetas {
   std::uint64_t seq_len;
   constexpr math::dd operator()(std::uint32_t i) const { return inv_freq_dd(c, i, seq_len); }
 };
-// theta_i of a compile-time spec, evaluated once (tables/thetas.hpp).
+// theta_i of a compile-time spec, evaluated once (tables/detail/thetas.hpp).
 template <rope_spec S>
 struct spec_thetas {
   constexpr math::dd operator()(std::uint32_t i) const { return spec_thetas_v<S>[i]; }
