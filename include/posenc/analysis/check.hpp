@@ -34,6 +34,7 @@
 
 #include <posenc/analysis/decay.hpp>
 #include <posenc/analysis/laws.hpp>
+#include <posenc/math/detail/fp_bits.hpp>
 #include <posenc/spec/rope.hpp>
 
 namespace posenc::analysis {
@@ -139,8 +140,9 @@ struct worst_tracker {
   bool pass = true;
   constexpr void add(double dev, double lim) {
     // dev / lim > worst / limit without dividing (limits are positive); a NaN wins and stays.
-    const bool nan_kept = any && worst != worst;
-    if (!nan_kept && (!any || dev != dev || dev * limit > worst * lim)) {
+    using math::detail::is_nan;
+    const bool nan_kept = any && is_nan(worst);
+    if (!nan_kept && (!any || is_nan(dev) || dev * limit > worst * lim)) {
       worst = dev;
       limit = lim;
     }
