@@ -18,7 +18,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "analysis/exact.hpp"
+#include "support/exact.hpp"
 
 namespace {
 using posenc::rope_config;

@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <string>
 
-#include "analysis/exact.hpp"
+#include "support/exact.hpp"
 #include "support/mpfr_ref.hpp"
 
 namespace {

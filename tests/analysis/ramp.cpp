@@ -19,7 +19,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "analysis/exact.hpp"
+#include "support/exact.hpp"
 #include "support/mpfr_ref.hpp"
 
 namespace {
@@ -32,18 +32,11 @@ namespace pm = posenc::math;
 constexpr double kRamp = 0x1p-90;
 constexpr double kDd = 0x1p-96;
 
-// HF find_correction_dim: R ln(L / (beta 2 pi)) / (2 ln base).
-void correction_dim(Mpfr& out, double beta, const rope_config& c) {
-  Mpfr t, lb;
-  posenc_test::set_two_pi(t);
-  mpfr_mul_d(t, t, beta, MPFR_RNDN);
-  mpfr_ui_div(t, c.scaling.original_max_position_embeddings, t, MPFR_RNDN);
-  mpfr_log(t, t, MPFR_RNDN);
-  mpfr_mul_ui(t, t, c.rotary_dim, MPFR_RNDN);
-  mpfr_set_d(lb, c.base, MPFR_RNDN);
-  mpfr_log(lb, lb, MPFR_RNDN);
-  mpfr_mul_ui(lb, lb, 2, MPFR_RNDN);
-  mpfr_div(out, t, lb, MPFR_RNDN);
+// HF find_correction_range of c's YaRN scaling (support/exact.hpp).
+void correction_range(Mpfr& low, Mpfr& high, const rope_config& c) {
+  bool near_discrete = false;
+  posenc_test::set_yarn_range(low, high, c, near_discrete);
+  REQUIRE_FALSE(near_discrete);  // these configs' dims are far from integers
 }
 
 double abs_diff(pm::dd got, const Mpfr& exact) {
@@ -67,8 +60,8 @@ TEST_CASE("ramp: YaRN correction ranges as published (formulas.md §2)", "[ramp]
   CHECK(std::fabs(rr.low.hi - 20.944) <= 0.0005);
   CHECK(std::fabs(rr.high.hi - 45.027) <= 0.0005);
   Mpfr lo, hi;
-  correction_dim(lo, 32.0, raw);
-  correction_dim(hi, 1.0, raw);
+  posenc_test::set_correction_dim(lo, 32.0, raw);
+  posenc_test::set_correction_dim(hi, 1.0, raw);
   CHECK(abs_diff(rr.low, lo) <= kRamp);
   CHECK(abs_diff(rr.high, hi) <= kRamp);
   // gpt-oss: d = 64, base 150000, L = 4096, truncate false: 8.092779 / 17.398025.
@@ -85,20 +78,11 @@ TEST_CASE("ramp: YaRN ramp of every pair == HF linear_ramp_factor in MPFR; 0 kee
     for (const std::uint32_t L : {2048u, 4096u}) {
       const rope_config c{128, 128, 10000.0, rope_layout::half,
                           posenc::scaling::yarn(4.0, L, 32.0, 1.0, truncate)};
-      Mpfr lo, hi, t, width;
-      correction_dim(lo, 32.0, c);
-      correction_dim(hi, 1.0, c);
-      if (truncate) {
-        mpfr_floor(lo, lo);
-        mpfr_ceil(hi, hi);
-      }
-      mpfr_sub(width, hi, lo, MPFR_RNDN);
+      Mpfr lo, hi, t;
+      correction_range(lo, hi, c);
       for (std::uint32_t i = 0; i < 64; ++i) {
         INFO("L = " << L << ", truncate " << truncate << ", pair " << i);
-        mpfr_ui_sub(t, i, lo, MPFR_RNDN);
-        mpfr_div(t, t, width, MPFR_RNDN);
-        if (mpfr_sgn(t.get()) < 0) mpfr_set_zero(t, 1);
-        if (mpfr_cmp_ui(t, 1) > 0) mpfr_set_ui(t, 1, MPFR_RNDN);
+        posenc_test::set_yarn_ramp(t, lo, hi, i);
         const pm::dd got = pa::yarn_ramp_factor(c, i);
         CHECK(abs_diff(got, t) <= kRamp);
         CHECK(pa::interpolation_weight(c, i) == got);

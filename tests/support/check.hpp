@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -120,8 +121,8 @@ class UlpReport final : public Report {
   std::string worst_;
 };
 
-// Float results promised correctly rounded, except where the exact value lies within the
-// double-double residue of a rounding midpoint: those are counted, and may round either way.
+// Float (or double) results promised correctly rounded, except where the exact value lies within
+// the double-double residue of a rounding midpoint: those are counted, and may round either way.
 class RoundReport final : public Report {
  public:
   // `residue`: relative uncertainty of the value the result was rounded from.
@@ -138,8 +139,10 @@ class RoundReport final : public Report {
 
   // Near-midpoint test done by the caller (e.g. from an interval of possible exact values, of
   // the same `residue`).
-  template <class Describe>
-  bool check_near(float got, mpfr_srcptr exact, bool near, Describe&& describe) {
+  // `got` a float or a double (a double's `near` from an interval, as for a float's).
+  template <class T, class Describe>
+  requires std::is_same_v<T, float> || std::is_same_v<T, double>
+  bool check_near(T got, mpfr_srcptr exact, bool near, Describe&& describe) {
     ++count_;
     const double err = ulp_error(got, exact);
     if (err > max_) max_ = err;
@@ -151,9 +154,14 @@ class RoundReport final : public Report {
     }
     if (!cr) {
       ++not_cr_;
-      add_violation(describe() + ": got " + hex(got) + ", correctly rounded " +
-                    hex(round_float(exact)) + " (exact " + dec(exact) + "), error " +
-                    std::to_string(err) + " ulp");
+      T rounded;
+      if constexpr (std::is_same_v<T, float>) {
+        rounded = round_float(exact);
+      } else {
+        rounded = round_double(exact);
+      }
+      add_violation(describe() + ": got " + hex(got) + ", correctly rounded " + hex(rounded) +
+                    " (exact " + dec(exact) + "), error " + std::to_string(err) + " ulp");
       return false;
     }
     return true;

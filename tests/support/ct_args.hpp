@@ -1,14 +1,23 @@
-// Deterministic argument lists for compile-time evaluation (the compile-time == run-time checks):
-// a constexpr pseudo-random sequence mapped into a range, so that ~50 arguments spread over a
-// domain without being typed in one by one.
+// For the compile-time == run-time checks: deterministic argument lists for compile-time
+// evaluation (a constexpr pseudo-random sequence mapped into a range, so that ~50 arguments spread
+// over a domain without being typed in one by one), and rt(), the run-time side of a comparison.
 #pragma once
 
 #include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 namespace posenc_test {
+
+// Reads x through a volatile object: the value is unknown to the optimizer, so what is computed
+// from it is computed at run time.
+template <class T>
+requires std::is_arithmetic_v<T> T rt(T x) {
+  volatile T v = x;
+  return v;
+}
 
 // SplitMix64 step (Steele, Lea, Flood 2014).
 constexpr std::uint64_t splitmix64(std::uint64_t& state) {

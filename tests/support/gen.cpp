@@ -99,6 +99,14 @@ rc::Gen<double> log_uniform_integer(int max_log2_j) {
 
 }  // namespace
 
+rc::Gen<double> near_one() {
+  return rc::gen::map(log_uniform(-52, -1, 2), [](double d) { return 1.0 + d; });
+}
+
+rc::Gen<float> near_one_f() {
+  return rc::gen::map(log_uniform_f(-23, -1, 2), [](float d) { return 1.0f + d; });
+}
+
 rc::Gen<double> around(double x, int k) {
   return rc::gen::map(int_in(-k, k), [x](std::int64_t d) { return step_ulps(x, d); });
 }

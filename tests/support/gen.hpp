@@ -48,9 +48,15 @@ rc::Gen<double> around(rc::Gen<double> g, int k);
 // then random bits), random sign, then moved by up to k ulps.
 rc::Gen<double> near_half_pi_multiple(int max_log2_j, int k);
 
+// 1 + d with |d| log-uniform in [2^-52, 2^-1]: arguments close to 1 (log x small, where relative
+// accuracy needs care; bases of pow that large exponents amplify).
+rc::Gen<double> near_one();
+
 // Float versions: built from bit patterns, all finite unless stated.
 rc::Gen<float> uniform_f(float a, float b);
 rc::Gen<float> log_uniform_f(int emin, int emax, int sign = 0);
+// 1 + d with |d| log-uniform in [2^-23, 2^-1].
+rc::Gen<float> near_one_f();
 // The float nearest to j * pi/2 (as above), moved by up to k float ulps.
 rc::Gen<float> near_half_pi_multiple_f(int max_log2_j, int k);
 

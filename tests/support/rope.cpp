@@ -44,8 +44,9 @@ std::string describe(const RopeArg& a) {
 
 namespace {
 
-bool near(mpfr_srcptr v0, mpfr_srcptr v1, mpfr_srcptr v2) {
-  Mpfr lo(kPrec + 64), hi(kPrec + 64), w(kPrec + 64);
+// The smallest interval holding v0, v1 and v2, widened by kResidue relative at each end.
+void residue_interval(mpfr_srcptr v0, mpfr_srcptr v1, mpfr_srcptr v2, Mpfr& lo, Mpfr& hi) {
+  Mpfr w(kPrec + 128);
   mpfr_min(lo, v0, v1, MPFR_RNDN);
   mpfr_min(lo, lo, v2, MPFR_RNDN);
   mpfr_max(hi, v0, v1, MPFR_RNDN);
@@ -56,22 +57,45 @@ bool near(mpfr_srcptr v0, mpfr_srcptr v1, mpfr_srcptr v2) {
   mpfr_abs(w, hi, MPFR_RNDN);
   mpfr_mul_d(w, w, kResidue, MPFR_RNDN);
   mpfr_add(hi, hi, w, MPFR_RNDN);
-  return interval_straddles_float_midpoint(lo, hi);
+}
+
+// Sets near_float / near_double for the exact value v1 with neighbours v0 and v2.
+void near_midpoints(mpfr_srcptr v0, mpfr_srcptr v1, mpfr_srcptr v2, bool& near_float,
+                    bool& near_double) {
+  Mpfr lo(kPrec + 128), hi(kPrec + 128);
+  residue_interval(v0, v1, v2, lo, hi);
+  near_float = interval_straddles_float_midpoint(lo, hi);
+  near_double = round_double(lo) != round_double(hi);
 }
 
 }  // namespace
 
-void ExactSinCos::set(mpfr_srcptr angle) {
-  mpfr_sin_cos(s, c, angle, MPFR_RNDN);
+void ExactSinCos::set(mpfr_srcptr angle, mpfr_srcptr scale) {
   const mpfr_prec_t prec = mpfr_get_prec(angle) + 128;
-  Mpfr d(prec), a0(prec), a1(prec), s0, c0, s1, c1;
+  Mpfr d(prec), a0(prec), a1(prec);
   mpfr_mul_d(d, angle, kResidue, MPFR_RNDN);
   mpfr_sub(a0, angle, d, MPFR_RNDN);
   mpfr_add(a1, angle, d, MPFR_RNDN);
+  Mpfr s0(kPrec + 64), c0(kPrec + 64), s1(kPrec + 64), c1(kPrec + 64);
+  mpfr_sin_cos(s, c, angle, MPFR_RNDN);
   mpfr_sin_cos(s0, c0, a0, MPFR_RNDN);
   mpfr_sin_cos(s1, c1, a1, MPFR_RNDN);
-  sin_near = near(s0, s, s1);
-  cos_near = near(c0, c, c1);
+  if (scale != nullptr)
+    for (Mpfr* v : {&s, &c, &s0, &c0, &s1, &c1}) mpfr_mul(*v, *v, scale, MPFR_RNDN);
+  near_midpoints(s0, s, s1, sin_near, sin_near_double);
+  near_midpoints(c0, c, c1, cos_near, cos_near_double);
+}
+
+void ExactSinCos::set(mpfr_srcptr angle) {
+  set(angle, nullptr);
+}
+
+void ExactSinCos::set_entry(std::uint64_t p, double theta_hi, double theta_lo, double af_hi,
+                            double af_lo) {
+  Mpfr angle(kPrec + 64), af;
+  set_product(angle, p, theta_hi, theta_lo);
+  set_dd(af, af_hi, af_lo);
+  set(angle, af);
 }
 
 }  // namespace posenc_test

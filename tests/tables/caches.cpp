@@ -27,9 +27,11 @@
 #include <vector>
 
 #include "support/check.hpp"
+#include "support/ct_args.hpp"
 #include "support/gen.hpp"
 #include "support/mpfr_ref.hpp"
-#include "tables/support.hpp"
+#include "support/random_rope.hpp"
+#include "support/rope.hpp"
 
 namespace pm = posenc::math;
 using posenc::rope_config;
@@ -75,38 +77,33 @@ struct yarn_16 {
                                       posenc::scaling::yarn(4.0, 256)};
 };
 
-// The same config, read through volatile so that nothing below is folded at compile time.
+// The same config, read through volatile (rt, support/ct_args.hpp) so that nothing below is
+// folded at compile time.
 rope_config runtime_copy(const rope_config& c) {
   rope_config r = c;
-  volatile double base = c.base;
-  volatile double factor = c.scaling.factor;
-  volatile std::uint32_t head_dim = c.head_dim;
-  r.base = base;
-  r.scaling.factor = factor;
-  r.head_dim = head_dim;
+  r.base = rt(c.base);
+  r.scaling.factor = rt(c.scaling.factor);
+  r.head_dim = rt(c.head_dim);
   return r;
 }
 
 // Checks entry (p, i) of a cache view of c against MPFR.
 template <class T>
 bool check_entry(const posenc::rope_cache_view<T>& v, const rope_config& c, std::uint64_t seq_len,
-                 std::size_t p, std::size_t i, RoundReport& fr_cos, RoundReport& fr_sin,
-                 DoubleRoundTally& dr_cos, DoubleRoundTally& dr_sin) {
-  ScaledExact ex;
-  ex.set(p, posenc::inv_freq_dd(c, static_cast<std::uint32_t>(i), seq_len),
-         posenc::attention_factor_dd(c));
+                 std::size_t p, std::size_t i, RoundReport& r_cos, RoundReport& r_sin) {
+  const pm::dd theta = posenc::inv_freq_dd(c, static_cast<std::uint32_t>(i), seq_len);
+  const pm::dd af = posenc::attention_factor_dd(c);
+  ExactSinCos ex;
+  ex.set_entry(p, theta.hi, theta.lo, af.hi, af.lo);
   auto desc = [&] {
     return describe(c, seq_len) + " p=" + std::to_string(p) + " i=" + std::to_string(i);
   };
-  if constexpr (std::is_same_v<T, float>) {
-    const bool a = fr_cos.check_near(v.cos_at(p, i), ex.c, ex.cos_near_float, desc);
-    const bool b = fr_sin.check_near(v.sin_at(p, i), ex.s, ex.sin_near_float, desc);
-    return a && b;
-  } else {
-    const bool a = dr_cos.check(v.cos_at(p, i), ex.c, ex.cos_near_double, desc);
-    const bool b = dr_sin.check(v.sin_at(p, i), ex.s, ex.sin_near_double, desc);
-    return a && b;
-  }
+  constexpr bool is_float = std::is_same_v<T, float>;
+  const bool a =
+      r_cos.check_near(v.cos_at(p, i), ex.c, is_float ? ex.cos_near : ex.cos_near_double, desc);
+  const bool b =
+      r_sin.check_near(v.sin_at(p, i), ex.s, is_float ? ex.sin_near : ex.sin_near_double, desc);
+  return a && b;
 }
 
 // ---- compile time == run time, whole tables ----------------------------------------------------
@@ -119,15 +116,15 @@ void check_compile_time_table(const char* name) {
 
   std::vector<T> cos(n, T(-7)), sin(n, T(-7));
   REQUIRE(posenc::build_rope_cache<T>(c, P, cos.data(), sin.data()) == rope_error::ok);
-  const auto rt = posenc::runtime_rope_cache<T>::make(c, P);
+  const auto built = posenc::runtime_rope_cache<T>::make(c, P);
 
   const posenc::rope_cache_view<T> vc = ct.view();
-  const posenc::rope_cache_view<T> vr = rt.view();
+  const posenc::rope_cache_view<T> vr = built.view();
   CHECK(vc.positions == P);
   CHECK(vc.pairs == pairs);
   CHECK(vr.positions == P);
   CHECK(vr.pairs == pairs);
-  CHECK(rt.size() == n);
+  CHECK(built.size() == n);
   CHECK(same_bits(vc.attention_factor, posenc::attention_factor(c)));
   CHECK(same_bits(vr.attention_factor, posenc::attention_factor(c)));
 
@@ -135,7 +132,8 @@ void check_compile_time_table(const char* name) {
   std::size_t differ_owning = 0;
   for (std::size_t k = 0; k < n; ++k) {
     if (!same_bits(ct.cos[k], cos[k]) || !same_bits(ct.sin[k], sin[k])) ++differ_builder;
-    if (!same_bits(ct.cos[k], rt.cos()[k]) || !same_bits(ct.sin[k], rt.sin()[k])) ++differ_owning;
+    if (!same_bits(ct.cos[k], built.cos()[k]) || !same_bits(ct.sin[k], built.sin()[k]))
+      ++differ_owning;
   }
   std::cout << "[table] " << name << ": " << n << " entries per table (" << P << " positions x "
             << pairs << " pairs, attention factor " << vc.attention_factor << "), "
@@ -149,22 +147,18 @@ void check_compile_time_table(const char* name) {
     for (std::size_t i : {std::size_t{0}, pairs - 1}) {
       CHECK(same_bits(ct.cos_at(p, i), ct.cos[p * pairs + i]));
       CHECK(same_bits(vc.sin_row(p)[i], ct.sin[p * pairs + i]));
-      CHECK(same_bits(rt.cos_at(p, i), vr.cos_row(p)[i]));
-      CHECK(same_bits(rt.sin_at(p, i), vr.sin_at(p, i)));
+      CHECK(same_bits(built.cos_at(p, i), vr.cos_row(p)[i]));
+      CHECK(same_bits(built.sin_at(p, i), vr.sin_at(p, i)));
     }
   }
 
   // A sample against MPFR (about 1500 entries, always including position 0 and the last one).
-  RoundReport fc(std::string(name) + ": cos (sample)"), fs(std::string(name) + ": sin (sample)");
-  DoubleRoundTally dc(std::string(name) + ": cos (sample)"),
-      ds(std::string(name) + ": sin (sample)");
+  RoundReport rc_(std::string(name) + ": cos (sample)"), rs(std::string(name) + ": sin (sample)");
   const std::size_t step = n / 1500 + 1;
-  for (std::size_t k = 0; k < n; k += step)
-    check_entry(vc, c, 0, k / pairs, k % pairs, fc, fs, dc, ds);
-  check_entry(vc, c, 0, P - 1, pairs - 1, fc, fs, dc, ds);
-  INFO(fc.first_violations() << fs.first_violations() << dc.first_violations()
-                             << ds.first_violations());
-  CHECK(fc.violations() + fs.violations() + dc.violations() + ds.violations() == 0);
+  for (std::size_t k = 0; k < n; k += step) check_entry(vc, c, 0, k / pairs, k % pairs, rc_, rs);
+  check_entry(vc, c, 0, P - 1, pairs - 1, rc_, rs);
+  INFO(rc_.first_violations() << rs.first_violations());
+  CHECK(rc_.violations() + rs.violations() == 0);
 }
 
 }  // namespace
@@ -214,7 +208,7 @@ TEST_CASE("tables/dynamic and longrope: the runtime builder takes seq_len (HF se
                   bool same_as_compile_time) {
     const rope_config c = runtime_copy(cfg);
     const std::size_t P = ct.positions();
-    const auto rt = posenc::runtime_rope_cache<float>::make(c, P, seq_len);
+    const auto built = posenc::runtime_rope_cache<float>::make(c, P, seq_len);
     const pm::dd af = posenc::attention_factor_dd(c);
     std::size_t wrong = 0;
     std::size_t differ_ct = 0;
@@ -222,8 +216,8 @@ TEST_CASE("tables/dynamic and longrope: the runtime builder takes seq_len (HF se
       for (std::size_t i = 0; i < ct.pairs(); ++i) {
         const auto v = pm::sincos_of_product<float>(
             p, posenc::inv_freq_dd(c, static_cast<std::uint32_t>(i), seq_len), af);
-        if (!same_bits(v.cos, rt.cos_at(p, i)) || !same_bits(v.sin, rt.sin_at(p, i))) ++wrong;
-        if (!same_bits(ct.cos_at(p, i), rt.cos_at(p, i))) ++differ_ct;
+        if (!same_bits(v.cos, built.cos_at(p, i)) || !same_bits(v.sin, built.sin_at(p, i))) ++wrong;
+        if (!same_bits(ct.cos_at(p, i), built.cos_at(p, i))) ++differ_ct;
       }
     }
     INFO(describe(c, seq_len));
@@ -249,8 +243,8 @@ TEST_CASE("tables/runtime builders on random configs: per-element values, correc
           "[tables][cache][mpfr]") {
   RoundReport fc("runtime caches, random configs: float cos (sample)");
   RoundReport fs("runtime caches, random configs: float sin (sample)");
-  DoubleRoundTally dc("runtime caches, random configs: double cos (sample)");
-  DoubleRoundTally ds("runtime caches, random configs: double sin (sample)");
+  RoundReport dc("runtime caches, random configs: double cos (sample)");
+  RoundReport ds("runtime caches, random configs: double sin (sample)");
   std::uint64_t entries = 0;
   rc::prop("build_rope_cache == sincos_of_product(p, inv_freq_dd(c, i, seq_len), af)", [&] {
     const RandomRope r = *random_rope(128);
@@ -282,12 +276,10 @@ TEST_CASE("tables/runtime builders on random configs: per-element values, correc
     for (int s = 0; s < 6; ++s) {
       const auto p = static_cast<std::size_t>(*int_in(0, static_cast<std::int64_t>(P) - 1));
       const auto i = static_cast<std::size_t>(*int_in(0, static_cast<std::int64_t>(pairs) - 1));
-      check_entry(vf, c, r.seq_len, p, i, fc, fs, dc, ds);
-      check_entry(vd, c, r.seq_len, p, i, fc, fs, dc, ds);
+      check_entry(vf, c, r.seq_len, p, i, fc, fs);
+      check_entry(vd, c, r.seq_len, p, i, dc, ds);
     }
-    std::string msg = fc.take_recent() + fs.take_recent();
-    if (!msg.empty()) RC_FAIL(msg);
-    RC_ASSERT(dc.violations() + ds.violations() == 0);
+    assert_batch(fc, fs, dc, ds);
     // The owning cache holds the same entries.
     const auto owned = posenc::runtime_rope_cache<float>::make(c, P, r.seq_len);
     RC_ASSERT(owned.positions() == P);
@@ -299,7 +291,8 @@ TEST_CASE("tables/runtime builders on random configs: per-element values, correc
   if (entries > 0)
     std::cout << "[table] runtime builders on random configs: " << entries
               << " entries equal sincos_of_product (float and double)\n";
-  INFO(dc.first_violations() << ds.first_violations());
+  INFO(fc.first_violations() << fs.first_violations() << dc.first_violations()
+                             << ds.first_violations());
   CHECK(fc.violations() + fs.violations() + dc.violations() + ds.violations() == 0);
 }
 
