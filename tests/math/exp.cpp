@@ -10,6 +10,7 @@
 
 #include "support/check.hpp"
 #include "support/gen.hpp"
+#include "support/mpfr_check.hpp"
 #include "support/mpfr_ref.hpp"
 
 namespace pm = posenc::math;
@@ -34,16 +35,13 @@ TEST_CASE("exp(double) is within 1 ulp of e^x on [-745, 709.78]", "[exp][mpfr]")
       {1, uniform(709.0, 709.79)},
       {1, around(kLnDblMax, 1000)},
   });
-  rc::prop("exp(double) within 1 ulp", [&] {
-    const auto b = *batch(g);
-    Mpfr e;
-    for (double x : b.args) {
-      mpfr_set_d(e, x, MPFR_RNDN);
-      mpfr_exp(e, e, MPFR_RNDN);
-      r.check(pm::exp(x), e, [&] { return "x=" + hex(x); });
-    }
-    assert_batch(r);
-  });
+  mpfr_property(
+      r, "exp(double) within 1 ulp", g,
+      [](double x, Mpfr& e) {
+        mpfr_set_d(e, x, MPFR_RNDN);
+        mpfr_exp(e, e, MPFR_RNDN);
+      },
+      [](double x) { return pm::exp(x); });
   if (r.ran()) CHECK(r.count() >= 100000);
 }
 
@@ -57,16 +55,13 @@ TEST_CASE("exp(float) is correctly rounded", "[exp][mpfr]") {
       {1, uniform_f(-104.0f, -87.0f)},  // subnormal results
       {1, uniform_f(88.0f, 89.0f)},     // overflow edge
   });
-  rc::prop("exp(float) correctly rounded", [&] {
-    const auto b = *batch(g);
-    Mpfr e;
-    for (float x : b.args) {
-      mpfr_set_flt(e, x, MPFR_RNDN);
-      mpfr_exp(e, e, MPFR_RNDN);
-      r.check(pm::exp(x), e, [&] { return "x=" + hex(x); });
-    }
-    assert_batch(r);
-  });
+  mpfr_property(
+      r, "exp(float) correctly rounded", g,
+      [](float x, Mpfr& e) {
+        mpfr_set_flt(e, x, MPFR_RNDN);
+        mpfr_exp(e, e, MPFR_RNDN);
+      },
+      [](float x) { return pm::exp(x); });
   if (r.ran()) CHECK(r.count() >= 100000);
 }
 
@@ -79,17 +74,16 @@ TEST_CASE("exp(dd) is within 2^-90 relative of e^(hi+lo) on [-670, 709.78]", "[e
       {2, log_uniform(-1000, 8, 2)},
       {1, uniform(-1.0, 1.0)},
   }));
-  rc::prop("exp(dd) within 2^-90 relative", [&] {
-    const auto b = *batch(g);
-    Mpfr x, e;
-    for (const DdArg& a : b.args) {
-      set_dd(x, a.hi, a.lo);
-      mpfr_exp(e, x, MPFR_RNDN);
-      const pm::dd got = pm::exp(pm::dd{a.hi, a.lo});
-      r.check(got.hi, got.lo, e, [&] { return "x=" + hex_dd(a.hi, a.lo); });
-    }
-    assert_batch(r);
-  });
+  mpfr_property(
+      r, "exp(dd) within 2^-90 relative", g,
+      [](const DdArg& a, Mpfr& e) {
+        Mpfr x;
+        set_dd(x, a.hi, a.lo);
+        mpfr_exp(e, x, MPFR_RNDN);
+      },
+      [](const DdArg& a) {
+        return pm::exp(pm::dd{a.hi, a.lo});
+      });
   if (r.ran()) CHECK(r.count() >= 100000);
   CHECK(r.max_rel() <= kResidue);
 }

@@ -12,6 +12,7 @@
 
 #include "support/check.hpp"
 #include "support/gen.hpp"
+#include "support/mpfr_check.hpp"
 #include "support/mpfr_ref.hpp"
 
 namespace pm = posenc::math;
@@ -21,15 +22,6 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr float kInfF = std::numeric_limits<float>::infinity();
-
-// 1 + d with |d| log-uniform in [2^-52, 2^-1]: arguments close to 1, where log x is small and
-// relative accuracy needs care.
-rc::Gen<double> near_one() {
-  return rc::gen::map(log_uniform(-52, -1, 2), [](double d) { return 1.0 + d; });
-}
-rc::Gen<float> near_one_f() {
-  return rc::gen::map(log_uniform_f(-23, -1, 2), [](float d) { return 1.0f + d; });
-}
 
 }  // namespace
 
@@ -43,17 +35,15 @@ TEST_CASE("log(double) is within 1 ulp on all positive finite doubles", "[log][m
       {1, around(1.4142135623730951, 8)},  // the reduction's switch point sqrt(2)
       {1, around(std::nextafter(std::numeric_limits<double>::max(), 0.0), 1)},  // top binade edge
   });
-  rc::prop("log(double) within 1 ulp", [&] {
-    const auto b = *batch(g);
-    Mpfr e;
-    for (double x : b.args) {
-      if (!(x > 0.0) || !std::isfinite(x)) continue;  // around() may step past the domain
-      mpfr_set_d(e, x, MPFR_RNDN);
-      mpfr_log(e, e, MPFR_RNDN);
-      r.check(pm::log(x), e, [&] { return "x=" + hex(x); });
-    }
-    assert_batch(r);
-  });
+  mpfr_property(
+      r, "log(double) within 1 ulp", g,
+      [](double x, Mpfr& e) {
+        if (!(x > 0.0) || !std::isfinite(x)) return false;  // around() may step past the domain
+        mpfr_set_d(e, x, MPFR_RNDN);
+        mpfr_log(e, e, MPFR_RNDN);
+        return true;
+      },
+      [](double x) { return pm::log(x); });
   if (r.ran()) CHECK(r.count() >= 95000);
 }
 
@@ -64,16 +54,13 @@ TEST_CASE("log(float) is correctly rounded", "[log][mpfr]") {
       {2, uniform_f(0.5f, 2.0f)},
       {2, near_one_f()},
   });
-  rc::prop("log(float) correctly rounded", [&] {
-    const auto b = *batch(g);
-    Mpfr e;
-    for (float x : b.args) {
-      mpfr_set_flt(e, x, MPFR_RNDN);
-      mpfr_log(e, e, MPFR_RNDN);
-      r.check(pm::log(x), e, [&] { return "x=" + hex(x); });
-    }
-    assert_batch(r);
-  });
+  mpfr_property(
+      r, "log(float) correctly rounded", g,
+      [](float x, Mpfr& e) {
+        mpfr_set_flt(e, x, MPFR_RNDN);
+        mpfr_log(e, e, MPFR_RNDN);
+      },
+      [](float x) { return pm::log(x); });
   if (r.ran()) CHECK(r.count() >= 100000);
 }
 
@@ -84,18 +71,18 @@ TEST_CASE("log(dd) is within 2^-90 relative of log(hi+lo)", "[log][mpfr][dd]") {
       {2, uniform(0.5, 2.0)},
       {2, near_one()},
   }));
-  rc::prop("log(dd) within 2^-90 relative", [&] {
-    const auto b = *batch(g);
-    Mpfr x, e;
-    for (const DdArg& a : b.args) {
-      if (a.hi == 1.0 && a.lo == 0.0) continue;  // log 1 = 0 exactly: no relative error
-      set_dd(x, a.hi, a.lo);
-      mpfr_log(e, x, MPFR_RNDN);
-      const pm::dd got = pm::log(pm::dd{a.hi, a.lo});
-      r.check(got.hi, got.lo, e, [&] { return "x=" + hex_dd(a.hi, a.lo); });
-    }
-    assert_batch(r);
-  });
+  mpfr_property(
+      r, "log(dd) within 2^-90 relative", g,
+      [](const DdArg& a, Mpfr& e) {
+        if (a.hi == 1.0 && a.lo == 0.0) return false;  // log 1 = 0 exactly: no relative error
+        Mpfr x;
+        set_dd(x, a.hi, a.lo);
+        mpfr_log(e, x, MPFR_RNDN);
+        return true;
+      },
+      [](const DdArg& a) {
+        return pm::log(pm::dd{a.hi, a.lo});
+      });
   if (r.ran()) CHECK(r.count() >= 99000);
   CHECK(r.max_rel() <= kResidue);
 }
@@ -110,15 +97,9 @@ TEST_CASE("law: log(exp(x)) == x within 2 ulp for 1 <= |x| <= 700", "[log][exp][
       {1, uniform(-700.0, -1.0)},
       {1, log_uniform(0, 8, 2)},
   });
-  rc::prop("log(exp(x)) within 2 ulp of x", [&] {
-    const auto b = *batch(g);
-    Mpfr e;
-    for (double x : b.args) {
-      mpfr_set_d(e, x, MPFR_RNDN);
-      r.check(pm::log(pm::exp(x)), e, [&] { return "x=" + hex(x); });
-    }
-    assert_batch(r);
-  });
+  mpfr_property(
+      r, "log(exp(x)) within 2 ulp of x", g, [](double x, Mpfr& e) { mpfr_set_d(e, x, MPFR_RNDN); },
+      [](double x) { return pm::log(pm::exp(x)); });
   if (r.ran()) CHECK(r.count() >= 90000);
 }
 

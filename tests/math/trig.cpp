@@ -8,9 +8,12 @@
 
 #include <cmath>
 #include <limits>
+#include <string>
+#include <type_traits>
 
 #include "support/check.hpp"
 #include "support/gen.hpp"
+#include "support/mpfr_check.hpp"
 #include "support/mpfr_ref.hpp"
 
 namespace pm = posenc::math;
@@ -46,6 +49,51 @@ rc::Gen<DdArg> dd_near_half_pi_multiple(int max_log2_j, int k) {
   });
 }
 
+// sin and cos of T (float or double) against MPFR in rs and rc_, and sincos == {sin, cos}.
+template <class T, class Report>
+void sin_cos_property(Report& rs, Report& rc_, const std::string& name, rc::Gen<T> g) {
+  rc::prop(name, [&] {
+    const auto b = *batch(g);
+    Mpfr s, c, xm;
+    for (T x : b.args) {
+      if constexpr (std::is_same_v<T, float>) {
+        mpfr_set_flt(xm, x, MPFR_RNDN);
+      } else {
+        mpfr_set_d(xm, x, MPFR_RNDN);
+      }
+      mpfr_sin_cos(s, c, xm, MPFR_RNDN);
+      const T gs = pm::sin(x);
+      const T gc = pm::cos(x);
+      rs.check(gs, s, [&] { return describe_arg(x); });
+      rc_.check(gc, c, [&] { return describe_arg(x); });
+      const pm::sincos_result<T> sc = pm::sincos(x);
+      if (!same_bits(sc.sin, gs) || !same_bits(sc.cos, gc)) {
+        RC_FAIL("sincos(" + hex(x) + ") = {" + hex(sc.sin) + ", " + hex(sc.cos) +
+                "} differs from {sin, cos} = {" + hex(gs) + ", " + hex(gc) + "}");
+      }
+    }
+    assert_batch(rs, rc_);
+  });
+}
+
+// sincos(dd) against MPFR, sin in rs and cos in rc_; arguments with |hi| <= min_abs are skipped.
+void sincos_dd_property(DdReport& rs, DdReport& rc_, const std::string& name, rc::Gen<DdArg> g,
+                        double min_abs) {
+  rc::prop(name, [&] {
+    const auto b = *batch(g);
+    Mpfr s, c, xm;
+    for (const DdArg& a : b.args) {
+      if (std::fabs(a.hi) <= min_abs) continue;
+      set_dd(xm, a.hi, a.lo);
+      mpfr_sin_cos(s, c, xm, MPFR_RNDN);
+      const pm::sincos_result<pm::dd> got = pm::sincos(pm::dd{a.hi, a.lo});
+      rs.check(got.sin.hi, got.sin.lo, s, [&] { return describe_arg(a); });
+      rc_.check(got.cos.hi, got.cos.lo, c, [&] { return describe_arg(a); });
+    }
+    assert_batch(rs, rc_);
+  });
+}
+
 }  // namespace
 
 TEST_CASE("sin/cos/sincos(double) are within 1 ulp on all finite doubles", "[trig][mpfr]") {
@@ -60,24 +108,7 @@ TEST_CASE("sin/cos/sincos(double) are within 1 ulp on all finite doubles", "[tri
       {1, around(1e300, 4)},
       {1, around(6381956970095103.0 * 0x1p797, 4)},  // the double closest to a multiple of pi/2
   });
-  rc::prop("sin and cos within 1 ulp, sincos == {sin, cos}", [&] {
-    const auto b = *batch(g);
-    Mpfr s, c, xm;
-    for (double x : b.args) {
-      mpfr_set_d(xm, x, MPFR_RNDN);
-      mpfr_sin_cos(s, c, xm, MPFR_RNDN);
-      const double gs = pm::sin(x);
-      const double gc = pm::cos(x);
-      rs.check(gs, s, [&] { return "x=" + hex(x); });
-      rc_.check(gc, c, [&] { return "x=" + hex(x); });
-      const pm::sincos_result<double> sc = pm::sincos(x);
-      if (!same_bits(sc.sin, gs) || !same_bits(sc.cos, gc)) {
-        RC_FAIL("sincos(" + hex(x) + ") = {" + hex(sc.sin) + ", " + hex(sc.cos) +
-                "} differs from {sin, cos} = {" + hex(gs) + ", " + hex(gc) + "}");
-      }
-    }
-    assert_batch(rs, rc_);
-  });
+  sin_cos_property(rs, rc_, "sin and cos within 1 ulp, sincos == {sin, cos}", g);
   if (rs.ran()) CHECK(rs.count() >= 100000);
 }
 
@@ -91,23 +122,7 @@ TEST_CASE("sin/cos/sincos(float) are correctly rounded on all finite floats", "[
       {2, near_half_pi_multiple_f(24, 4)},
       {2, near_half_pi_multiple_f(126, 4)},
   });
-  rc::prop("sin and cos (float) correctly rounded, sincos == {sin, cos}", [&] {
-    const auto b = *batch(g);
-    Mpfr s, c, xm;
-    for (float x : b.args) {
-      mpfr_set_flt(xm, x, MPFR_RNDN);
-      mpfr_sin_cos(s, c, xm, MPFR_RNDN);
-      const float gs = pm::sin(x);
-      const float gc = pm::cos(x);
-      rs.check(gs, s, [&] { return "x=" + hex(x); });
-      rc_.check(gc, c, [&] { return "x=" + hex(x); });
-      const pm::sincos_result<float> sc = pm::sincos(x);
-      if (!same_bits(sc.sin, gs) || !same_bits(sc.cos, gc)) {
-        RC_FAIL("sincos(" + hex(x) + ") differs from {sin, cos}");
-      }
-    }
-    assert_batch(rs, rc_);
-  });
+  sin_cos_property(rs, rc_, "sin and cos (float) correctly rounded, sincos == {sin, cos}", g);
   if (rs.ran()) CHECK(rs.count() >= 100000);
 }
 
@@ -123,18 +138,7 @@ TEST_CASE("sincos(dd) for |x| <= 2^24: within 2^-90 relative or 2^-100 absolute"
       {2, dd_arg(log_uniform(-1074, 23, 2))},
       {2, dd_near_half_pi_multiple(24, 8)},
   });
-  rc::prop("sincos(dd) within 2^-90 relative or 2^-100 absolute", [&] {
-    const auto b = *batch(g);
-    Mpfr s, c, xm;
-    for (const DdArg& a : b.args) {
-      set_dd(xm, a.hi, a.lo);
-      mpfr_sin_cos(s, c, xm, MPFR_RNDN);
-      const pm::sincos_result<pm::dd> got = pm::sincos(pm::dd{a.hi, a.lo});
-      rs.check(got.sin.hi, got.sin.lo, s, [&] { return "x=" + hex_dd(a.hi, a.lo); });
-      rc_.check(got.cos.hi, got.cos.lo, c, [&] { return "x=" + hex_dd(a.hi, a.lo); });
-    }
-    assert_batch(rs, rc_);
-  });
+  sincos_dd_property(rs, rc_, "sincos(dd) within 2^-90 relative or 2^-100 absolute", g, -1.0);
   if (rs.ran()) CHECK(rs.count() >= 100000);
   CHECK(rs.max_rel() <= kResidue);
   CHECK(rc_.max_rel() <= kResidue);
@@ -149,19 +153,7 @@ TEST_CASE("sincos(dd) for 2^24 < |x| < 2^1023: within 2^-90 relative or 2^-100 a
       {3, dd_arg(log_uniform(53, 1022, 2))},
       {1, dd_near_half_pi_multiple(1000, 8)},
   });
-  rc::prop("sincos(dd), large arguments", [&] {
-    const auto b = *batch(g);
-    Mpfr s, c, xm;
-    for (const DdArg& a : b.args) {
-      if (std::fabs(a.hi) <= 0x1p24) continue;
-      set_dd(xm, a.hi, a.lo);
-      mpfr_sin_cos(s, c, xm, MPFR_RNDN);
-      const pm::sincos_result<pm::dd> got = pm::sincos(pm::dd{a.hi, a.lo});
-      rs.check(got.sin.hi, got.sin.lo, s, [&] { return "x=" + hex_dd(a.hi, a.lo); });
-      rc_.check(got.cos.hi, got.cos.lo, c, [&] { return "x=" + hex_dd(a.hi, a.lo); });
-    }
-    assert_batch(rs, rc_);
-  });
+  sincos_dd_property(rs, rc_, "sincos(dd), large arguments", g, 0x1p24);
 }
 
 TEST_CASE("sin/cos: exact and special values", "[trig]") {

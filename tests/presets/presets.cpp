@@ -3,8 +3,8 @@
 // against the fields of its model's published config.json, and each preset's runtime inv_freq
 // against the compile-time inv_freq_v, bit for bit.
 #include <posenc/frequencies/rope.hpp>
-#include <posenc/spec/select.hpp>
 #include <posenc/spec/presets.hpp>
+#include <posenc/spec/select.hpp>
 
 #include <rapidcheck/catch.h>
 #include <catch2/catch.hpp>
@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "support/check.hpp"
+#include "support/ct_args.hpp"
 
 namespace hana = boost::hana;
 namespace presets = posenc::presets;
@@ -31,12 +32,8 @@ using posenc_test::same_bits;
 
 namespace {
 
-// Reads x through a volatile object, so the optimizer cannot fold what follows.
-template <class T>
-T rt(T x) {
-  volatile T v = x;
-  return v;
-}
+using posenc_test::rt;  // read through volatile: nothing below is folded at compile time
+
 std::string rt_string(std::string_view s) {
   std::string out;
   for (char ch : s) out.push_back(rt(ch));
