@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "common.hpp"
+#include "support/check.hpp"
 #include "support/mpfr_ref.hpp"
 
 using namespace posenc_test;
@@ -121,10 +122,6 @@ RangeStat& range_of(std::vector<RangeStat>& r, std::uint64_t p) {
   return r.back();
 }
 
-bool same_bits(float a, float b) {
-  return std::bit_cast<std::uint32_t>(a) == std::bit_cast<std::uint32_t>(b);
-}
-
 }  // namespace
 
 TEST_CASE("kernels/accuracy: f32 outputs vs MPFR up to p = 10^6", "[accuracy]") {
@@ -144,10 +141,6 @@ TEST_CASE("kernels/accuracy: f32 outputs vs MPFR up to p = 10^6", "[accuracy]") 
     Xorshift32 rng{0x9e3779b9u + static_cast<std::uint32_t>(R)};
     std::vector<float> x(n * kHeads * D);
     for (float& v : x) v = rng.unit();
-    // Probes: x_a = 1, x_b = 0 give y_a = c and y_b = s exactly.
-    std::vector<float> probe(n * D, 0.0f);
-    for (std::size_t t = 0; t < n; ++t)
-      for (std::size_t i = 0; i < H; ++i) probe[t * D + chan_a(cfg.layout, i, R)] = 1.0f;
 
     // Exact cos/sin per (position, pair), at kPrec bits; af exact (1) or the dd value.
     Mpfr af;
@@ -188,16 +181,15 @@ TEST_CASE("kernels/accuracy: f32 outputs vs MPFR up to p = 10^6", "[accuracy]") 
       CHECK(changed == 0);
 
       // The table values the kernel used (probes), against exact: the bound's assumption.
-      std::vector<float> pc(probe.size());
-      REQUIRE(k.fn(table, pk::dense<const float>(probe.data(), n, 1, D),
-                   pk::dense(pc.data(), n, 1, D),
-                   pk::token_positions::of(ids)) == pk::kernel_error::ok);
+      std::vector<float> pc;
+      REQUIRE(read_table(k, table, pk::token_positions::of(ids), n, D, pc) == pk::kernel_error::ok);
       std::size_t table_bad = 0;
       double table_worst = 0.0;  // in units of the bound
       for (std::size_t t = 0; t < n; ++t) {
         for (std::size_t i = 0; i < H; ++i) {
-          const float c = pc[t * D + chan_a(cfg.layout, i, R)];
-          const float s = pc[t * D + chan_b(cfg.layout, i, R)];
+          const auto [a, b] = expected_channels(cfg.layout, R, i);
+          const float c = pc[t * D + a];
+          const float s = pc[t * D + b];
           const double ec = abs_err(c, C[t * H + i]), es = abs_err(s, S[t * H + i]);
           const double bc = kTableRel * std::fabs(mpfr_get_d(C[t * H + i], MPFR_RNDN)) + kEta;
           const double bs = kTableRel * std::fabs(mpfr_get_d(S[t * H + i], MPFR_RNDN)) + kEta;
@@ -225,7 +217,7 @@ TEST_CASE("kernels/accuracy: f32 outputs vs MPFR up to p = 10^6", "[accuracy]") 
           const float* xi = x.data() + (t * kHeads + h) * D;
           const float* yo = y.data() + (t * kHeads + h) * D;
           for (std::size_t i = 0; i < H; ++i) {
-            const std::size_t a = chan_a(cfg.layout, i, R), b = chan_b(cfg.layout, i, R);
+            const auto [a, b] = expected_channels(cfg.layout, R, i);
             ex.set(xi[a], xi[b], C[t * H + i], S[t * H + i]);
             const double Cd = mpfr_get_d(C[t * H + i], MPFR_RNDN);
             const double Sd = mpfr_get_d(S[t * H + i], MPFR_RNDN);
@@ -285,9 +277,7 @@ TEST_CASE("kernels/accuracy: on-the-fly rows == table rows for every cached posi
     const auto cache = posenc::runtime_rope_cache<float>::make(cfg, kCached);
     const pk::rope_table table = pk::make_rope_table(cache.view(), cfg.layout);
     const pk::rope_table otf = pk::on_the_fly_table(cfg);
-    std::vector<float> probe(kCached * D, 0.0f);
-    for (std::size_t t = 0; t < kCached; ++t)
-      for (std::size_t i = 0; i < H; ++i) probe[t * D + chan_a(cfg.layout, i, R)] = 1.0f;
+    const std::vector<float> probe = probes(kCached, D, cfg.layout, R);
     const auto in = pk::dense<const float>(probe.data(), kCached, 1, D);
     for (const Kernel& k : kernels_under_test()) {
       INFO(conf.name << ", kernel " << k.name);
@@ -300,7 +290,7 @@ TEST_CASE("kernels/accuracy: on-the-fly rows == table rows for every cached posi
       std::size_t bad = 0;
       for (std::size_t t = 0; t < kCached; ++t) {
         for (std::size_t i = 0; i < H; ++i) {
-          const std::size_t a = chan_a(cfg.layout, i, R), b = chan_b(cfg.layout, i, R);
+          const auto [a, b] = expected_channels(cfg.layout, R, i);
           bad += same_bits(yt[t * D + a], cache.cos_at(t, i)) ? 0 : 1;
           bad += same_bits(yt[t * D + b], cache.sin_at(t, i)) ? 0 : 1;
           bad += same_bits(yo[t * D + a], yt[t * D + a]) ? 0 : 1;

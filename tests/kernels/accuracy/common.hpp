@@ -40,6 +40,7 @@
 #include <string>
 #include <vector>
 
+#include "support/channels.hpp"
 #include "support/mpfr_ref.hpp"
 
 namespace posenc_test::kacc {
@@ -89,12 +90,28 @@ inline std::vector<Kernel> kernels_under_test() {
   return k;
 }
 
-// Channels of pair i: (a, b).
-inline std::size_t chan_a(posenc::rope_layout l, std::size_t i, std::size_t /*R*/) {
-  return l == posenc::rope_layout::interleaved ? 2 * i : i;
+// Probes for `tokens` tokens of head_dim D: x_a = 1 and x_b = 0 in every pair, so that the
+// kernel's outputs are the table's values themselves, y_a = c and y_b = s (1 * c + 0 * -s and
+// 0 * c + 1 * s are exact).
+inline std::vector<float> probes(std::size_t tokens, std::size_t D, posenc::rope_layout layout,
+                                 std::size_t R) {
+  std::vector<float> probe(tokens * D, 0.0f);
+  for (std::size_t t = 0; t < tokens; ++t)
+    for (std::size_t i = 0; i < R / 2; ++i)
+      probe[t * D + expected_channels(layout, R, i).first] = 1.0f;
+  return probe;
 }
-inline std::size_t chan_b(posenc::rope_layout l, std::size_t i, std::size_t R) {
-  return l == posenc::rope_layout::interleaved ? 2 * i + 1 : i + R / 2;
+
+// The table values kernel k uses at the given positions, read back through it with probes into
+// `out`: the value of pair i at token t is c at [t * D + a], s at [t * D + b] for its channels
+// (a, b). Returns the kernel's error code.
+inline pk::kernel_error read_table(const Kernel& k, const pk::rope_table& table,
+                                   pk::token_positions pos, std::size_t tokens, std::size_t D,
+                                   std::vector<float>& out) {
+  const std::vector<float> probe = probes(tokens, D, table.layout, table.rotary_dim);
+  out.assign(probe.size(), 0.0f);
+  return k.fn(table, pk::dense<const float>(probe.data(), tokens, 1, D),
+              pk::dense(out.data(), tokens, 1, D), pos);
 }
 
 // xorshift32 (Marsaglia 2003), the values (x >> 8) 2^-23 - 1: exact floats in [-1, 1).

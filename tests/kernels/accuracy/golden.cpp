@@ -40,8 +40,10 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <initializer_list>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #if POSENC_TEST_HAVE_JSON
@@ -51,6 +53,7 @@
 #endif
 
 #include "common.hpp"
+#include "support/check.hpp"
 #include "support/mpfr_ref.hpp"
 
 using namespace posenc_test;
@@ -69,10 +72,6 @@ TEST_CASE("kernels/golden: needs nlohmann_json", "[golden][hf][ggml]") {
 namespace {
 
 constexpr std::size_t kCached = 4096;
-
-bool same_bits(float a, float b) {
-  return std::bit_cast<std::uint32_t>(a) == std::bit_cast<std::uint32_t>(b);
-}
 
 // ulp of a float: the spacing above |v| (2^-149 for 0 and subnormals).
 double ulp32(float v) {
@@ -97,16 +96,25 @@ std::vector<float> hex_array(const json& a) {
   return v;
 }
 
+// The golden file's parameters are the ones these tests are written for.
+void require_parameters(const json& par,
+                        std::initializer_list<std::pair<const char*, double>> expected) {
+  for (const auto& [key, value] : expected) {
+    INFO("parameter " << key);
+    REQUIRE(par.at(key).get<double>() == value);
+  }
+}
+
 }  // namespace
 
 TEST_CASE("kernels/golden: HF transformers apply_rotary_pos_emb", "[golden][hf]") {
   const json g = posenc_test::golden::load("hf_apply_rotary.json");
   const json& par = g.at("parameters");
-  REQUIRE(par.at("head_dim").get<int>() == 128);
-  REQUIRE(par.at("num_heads").get<int>() == 2);
-  REQUIRE(par.at("seq_len").get<int>() == 8);
-  REQUIRE(par.at("rope_theta").get<double>() == 10000.0);
-  REQUIRE(par.at("attention_scaling").get<double>() == 1.0);
+  require_parameters(par, {{"head_dim", 128.0},
+                           {"num_heads", 2.0},
+                           {"seq_len", 8.0},
+                           {"rope_theta", 10000.0},
+                           {"attention_scaling", 1.0}});
   constexpr std::size_t T = 8, NH = 2, D = 128, H = 64;
   const std::vector<std::int64_t> ids = par.at("positions").get<std::vector<std::int64_t>>();
   REQUIRE(ids.size() == T);
@@ -222,11 +230,8 @@ TEST_CASE("kernels/golden: HF transformers apply_rotary_pos_emb", "[golden][hf]"
       CHECK(diff == 0);
     }
     // Table values the kernel used, read back with probes (x_a = 1, x_b = 0).
-    std::vector<float> probe(T * D, 0.0f), pc(T * D);
-    for (std::size_t t = 0; t < T; ++t)
-      for (std::size_t i = 0; i < H; ++i) probe[t * D + i] = 1.0f;
-    REQUIRE(kn.fn(table, pk::dense<const float>(probe.data(), T, 1, D),
-                  pk::dense(pc.data(), T, 1, D), pos) == pk::kernel_error::ok);
+    std::vector<float> pc;
+    REQUIRE(read_table(kn, table, pos, T, D, pc) == pk::kernel_error::ok);
 
     std::size_t ours_bad = 0, hf_bad = 0, diff_bad = 0, table_bad = 0;
     double max_diff = 0.0, max_diff_ratio = 0.0;
@@ -251,7 +256,7 @@ TEST_CASE("kernels/golden: HF transformers apply_rotary_pos_emb", "[golden][hf]"
             const float ch = cos_hf[t * D + i], sh = sin_hf[t * D + i];
             const double dl = delta[t * H + i];
             d_max = std::max(d_max, dl);
-            const std::size_t a = i, b = i + H;
+            const auto [a, b] = expected_channels(rope_layout::half, D, i);
             const double xa = (*xv)[row + a], xb = (*xv)[row + b];
             ex.set((*xv)[row + a], (*xv)[row + b], C[t * H + i], S[t * H + i]);
             for (int side = 0; side < 2; ++side) {
@@ -299,13 +304,13 @@ TEST_CASE("kernels/golden: ggml ggml_rope_ext NORM (interleaved)", "[golden][ggm
   const json g = posenc_test::golden::load("ggml_rope_norm_b1e4_d128.json");
   const json_ld ga = posenc_test::golden::load<json_ld>("ggml_rope_norm_b1e4_d128_angles.json");
   const json& par = g.at("params");
-  REQUIRE(par.at("mode").get<int>() == 0);
-  REQUIRE(par.at("head_dim").get<int>() == 128);
-  REQUIRE(par.at("n_dims").get<int>() == 128);
-  REQUIRE(par.at("freq_base").get<double>() == 10000.0);
-  REQUIRE(par.at("freq_scale").get<double>() == 1.0);
-  REQUIRE(par.at("ext_factor").get<double>() == 0.0);
-  REQUIRE(par.at("attn_factor").get<double>() == 1.0);
+  require_parameters(par, {{"mode", 0.0},
+                           {"head_dim", 128.0},
+                           {"n_dims", 128.0},
+                           {"freq_base", 10000.0},
+                           {"freq_scale", 1.0},
+                           {"ext_factor", 0.0},
+                           {"attn_factor", 1.0}});
   const std::size_t NH = par.at("n_heads").get<std::size_t>();
   const std::size_t T = par.at("n_tokens").get<std::size_t>();
   constexpr std::size_t D = 128, H = 64;
@@ -363,11 +368,9 @@ TEST_CASE("kernels/golden: ggml ggml_rope_ext NORM (interleaved)", "[golden][ggm
     std::vector<float> y(x.size());
     REQUIRE(kn.fn(table, pk::dense<const float>(x.data(), T, NH, D), pk::dense(y.data(), T, NH, D),
                   pos) == pk::kernel_error::ok);
-    std::vector<float> probe(T * D, 0.0f), pc(T * D);
-    for (std::size_t t = 0; t < T; ++t)
-      for (std::size_t i = 0; i < H; ++i) probe[t * D + 2 * i] = 1.0f;
-    REQUIRE(kn.fn(table, pk::dense<const float>(probe.data(), T, 1, D),
-                  pk::dense(pc.data(), T, 1, D), pos) == pk::kernel_error::ok);
+    // Table values the kernel used, read back with probes (x_a = 1, x_b = 0).
+    std::vector<float> pc;
+    REQUIRE(read_table(kn, table, pos, T, D, pc) == pk::kernel_error::ok);
     std::printf("ggml golden, %s:\n", kn.name.c_str());
     std::printf("  %8s %12s %12s %14s %14s\n", "p", "ours-exact", "ggml-exact", "|ours-ggml|",
                 "2e-7(1+p)");
@@ -381,7 +384,7 @@ TEST_CASE("kernels/golden: ggml ggml_rope_ext NORM (interleaved)", "[golden][ggm
       for (std::size_t h = 0; h < NH; ++h) {
         const std::size_t row = (t * NH + h) * D;
         for (std::size_t i = 0; i < H; ++i) {
-          const std::size_t a = 2 * i, b = 2 * i + 1;
+          const auto [a, b] = expected_channels(rope_layout::interleaved, D, i);
           const float c = pc[t * D + a], s = pc[t * D + b];
           const double Cd = mpfr_get_d(C[t * H + i], MPFR_RNDN);
           const double Sd = mpfr_get_d(S[t * H + i], MPFR_RNDN);

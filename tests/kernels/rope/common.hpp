@@ -1,5 +1,5 @@
-// Shared pieces of the RoPE kernel tests: tables in both formats, random tensors in strided
-// layouts, bitwise comparison.
+// Shared pieces of the RoPE kernel tests (equivalence.cpp, semantics.cpp): tables in both formats,
+// random tensors in strided layouts, bitwise comparison, seeded properties.
 //
 // Random data comes from a std::mt19937_64 seeded by RapidCheck (shapes shrink, data follows the
 // seed), so a failing case is reproduced from the shape and seed that RapidCheck prints.
@@ -23,6 +23,9 @@
 #include <posenc/kernels.hpp>
 #include <posenc/tables/rope_cache.hpp>
 
+#if !POSENC_TEST_NO_RAPIDCHECK
+#include <rapidcheck/catch.h>
+#endif
 #include <catch2/catch.hpp>
 
 #include <bit>
@@ -34,6 +37,11 @@
 #include <string>
 #include <type_traits>
 #include <vector>
+
+#include "support/channels.hpp"
+#if !POSENC_TEST_NO_RAPIDCHECK
+#include "support/gen.hpp"
+#endif
 
 namespace posenc_test::krope {
 
@@ -241,6 +249,25 @@ void seeded_cases(const char* name, int cases, F&& f) {
     INFO(name << ": case " << i << ", seed " << seed);
     f(seed);
   }
+}
+
+// A property of a seed: rc::prop `name` over random seeds, or without RapidCheck as many fixed
+// seeds as RapidCheck's default number of cases (100).
+template <class F>
+void seeded_property(const char* name, F f) {
+#if !POSENC_TEST_NO_RAPIDCHECK
+  rc::prop(name, [f] { f(*rc::gen::arbitrary<std::uint64_t>()); });
+#else
+  seeded_cases(name, 100, f);
+#endif
+}
+
+// f(T{}) for each storage type the kernels take: float, bf16, f16.
+template <class F>
+void for_each_storage(F&& f) {
+  f(float{});
+  f(bf16{});
+  f(f16{});
 }
 
 using posenc::layout_name;

@@ -13,36 +13,23 @@
 // as int32 for the kernels under test on odd seeds where they fit), tables that cover every
 // position, short tables with on-the-fly rows, and on-the-fly-only tables (positions up to 2^40),
 // in place and out of place, q and k in one call, float, bf16 and f16 storage.
+//
+// One file (just over 500 lines): it is the program built once per instruction set (above), and
+// each of its cases runs for every architecture that build supports.
 #ifndef POSENC_TEST_ALL_ARCHS
 #define POSENC_TEST_ALL_ARCHS 0
-#endif
-// 1 in cross builds without RapidCheck (see common.hpp).
-#ifndef POSENC_TEST_NO_RAPIDCHECK
-#define POSENC_TEST_NO_RAPIDCHECK 0
 #endif
 
 #include <posenc/kernels.hpp>
 #include <posenc/kernels/simd/rope.hpp>
 
-#if !POSENC_TEST_NO_RAPIDCHECK
-#include <rapidcheck/catch.h>
-#endif
-#include <catch2/catch.hpp>
-
-#include <bit>
-#include <cstdint>
+#include <algorithm>
 #include <cstring>
 #include <iostream>
 #include <limits>
-#include <random>
-#include <string>
-#include <type_traits>
-#include <vector>
 
+// Catch2, and RapidCheck unless POSENC_TEST_NO_RAPIDCHECK (cross builds).
 #include "kernels/rope/common.hpp"
-#if !POSENC_TEST_NO_RAPIDCHECK
-#include "support/gen.hpp"
-#endif
 
 using namespace posenc_test::krope;
 namespace simd = posenc::kernels::simd;
@@ -245,9 +232,7 @@ TEST_CASE("kernels/rope: build-time architecture", "[rope]") {
 
 TEST_CASE("kernels/rope: SIMD == reference bit for bit", "[rope]") {
   const auto check = [](const Shape& s) {
-    check_case<float>(s);
-    check_case<bf16>(s);
-    check_case<f16>(s);
+    for_each_storage([&](auto t) { check_case<decltype(t)>(s); });
   };
 #if !POSENC_TEST_NO_RAPIDCHECK
   rc::prop("random shapes, layouts, formats, positions, storage types", [&] {
@@ -273,77 +258,80 @@ TEST_CASE("kernels/rope: SIMD == reference bit for bit", "[rope]") {
 // kernel: a hand-made row with cos = v, sin = 0 for x = (1, 0) gives y_a = fma(1, v, 0 * -0) = v
 // (or (1 * v) + -0 = v), so y_a's storage is store_as<T>(v); and cos = 1, sin = 0 for x = (x_a, 0)
 // gives y_a = x_a + -0 = x_a, so widening and narrowing return x_a (NaNs made quiet).
+// A table of one row, no rows on the fly: cos = cs, sin = sn (R/2 entries each).
+pk::rope_table one_row_table(const std::vector<float>& cs, const std::vector<float>& sn,
+                             rope_layout layout) {
+  pk::rope_table table;
+  table.cos = cs.data();
+  table.sin = sn.data();
+  table.positions = 1;
+  table.rotary_dim = static_cast<std::uint32_t>(2 * cs.size());
+  table.layout = layout;
+  return table;
+}
+
+// y = the rope of x (one token, one head, at position 0) for every architecture, then
+// check_out(name); with build_time, through the public entry point first.
+template <class T, class Check>
+void apply_every_arch(const pk::rope_table& table, const std::vector<T>& x, std::vector<T>& y,
+                      bool build_time, Check&& check_out) {
+  const std::size_t R = table.rotary_dim;
+  const auto in = pk::dense<const T>(x.data(), 1, 1, R);
+  const auto pos = pk::token_positions::from(0);
+  if (build_time) {
+    REQUIRE(pk::apply_rope<T>(table, in, pk::dense(y.data(), 1, 1, R), pos) ==
+            pk::kernel_error::ok);
+    check_out("build-time arch");
+  }
+  for_each_arch([&](auto arch) {
+    using A = decltype(arch);
+    std::fill(y.begin(), y.end(), T{});
+    REQUIRE(simd::apply_rope<A, T>(table, in, pk::dense(y.data(), 1, 1, R), pos) ==
+            pk::kernel_error::ok);
+    check_out(A::name());
+  });
+}
+
 template <class T>
 void check_conversions(const std::vector<float>& values, const std::vector<std::uint16_t>& inputs) {
-  // Narrowing: one pair per value, enough pairs for vector bodies and scalar tails.
   for (const rope_layout layout : {rope_layout::half, rope_layout::interleaved}) {
-    const std::size_t n = values.size();  // pairs
-    const std::size_t R = 2 * n;
-    std::vector<float> cs(values), sn(n, 0.0f);
-    pk::rope_table table;
-    table.cos = cs.data();
-    table.sin = sn.data();
-    table.positions = 1;
-    table.rotary_dim = static_cast<std::uint32_t>(R);
-    table.layout = layout;
-    std::vector<T> x(R, posenc::store_as<T>(0.0f)), y(R);
-    for (std::size_t i = 0; i < n; ++i)
-      x[layout == rope_layout::half ? i : 2 * i] = posenc::store_as<T>(1.0f);
-    const auto check_out = [&](const char* what) {
-      for (std::size_t i = 0; i < n; ++i) {
-        const std::size_t a = layout == rope_layout::half ? i : 2 * i;
-        INFO(what << " " << layout_name(layout) << " pair " << i << " v bits 0x" << std::hex
-                  << std::bit_cast<std::uint32_t>(values[i]));
-        CHECK(bits(y[a]) == bits(posenc::store_as<T>(values[i])));
-      }
+    const auto a_of = [&](std::size_t i, std::size_t R) {
+      return posenc_test::expected_channels(layout, R, i).first;
     };
-    REQUIRE(pk::apply_rope<T>(table, pk::dense<const T>(x.data(), 1, 1, R),
-                              pk::dense(y.data(), 1, 1, R),
-                              pk::token_positions::from(0)) == pk::kernel_error::ok);
-    check_out("build-time arch");
-    for_each_arch([&](auto arch) {
-      using A = decltype(arch);
-      std::fill(y.begin(), y.end(), T{});
-      REQUIRE(simd::apply_rope<A, T>(table, pk::dense<const T>(x.data(), 1, 1, R),
-                                     pk::dense(y.data(), 1, 1, R),
-                                     pk::token_positions::from(0)) == pk::kernel_error::ok);
-      check_out(A::name());
-    });
-  }
-  // Widening: x_a = each input pattern, cos 1, sin 0.
-  for (const rope_layout layout : {rope_layout::half, rope_layout::interleaved}) {
-    const std::size_t n = inputs.size(), R = 2 * n;
-    std::vector<float> cs(n, 1.0f), sn(n, 0.0f);
-    pk::rope_table table;
-    table.cos = cs.data();
-    table.sin = sn.data();
-    table.positions = 1;
-    table.rotary_dim = static_cast<std::uint32_t>(R);
-    table.layout = layout;
-    std::vector<T> x(R, T{0}), y(R);
-    for (std::size_t i = 0; i < n; ++i) x[layout == rope_layout::half ? i : 2 * i] = T{inputs[i]};
-    const std::uint16_t quiet = std::is_same_v<T, bf16> ? 0x0040u : 0x0200u;
-    const auto is_nan = [](std::uint16_t b) {
-      return std::is_same_v<T, bf16> ? (b & 0x7f80u) == 0x7f80u && (b & 0x7fu) != 0
-                                     : (b & 0x7c00u) == 0x7c00u && (b & 0x3ffu) != 0;
-    };
-    const auto check_out = [&](const char* what) {
-      for (std::size_t i = 0; i < n; ++i) {
-        const std::size_t a = layout == rope_layout::half ? i : 2 * i;
-        const std::uint16_t want =
-            is_nan(inputs[i]) ? static_cast<std::uint16_t>(inputs[i] | quiet) : inputs[i];
-        INFO(what << " " << layout_name(layout) << " input 0x" << std::hex << inputs[i]);
-        CHECK(bits(y[a]) == want);
-      }
-    };
-    for_each_arch([&](auto arch) {
-      using A = decltype(arch);
-      std::fill(y.begin(), y.end(), T{});
-      REQUIRE(simd::apply_rope<A, T>(table, pk::dense<const T>(x.data(), 1, 1, R),
-                                     pk::dense(y.data(), 1, 1, R),
-                                     pk::token_positions::from(0)) == pk::kernel_error::ok);
-      check_out(A::name());
-    });
+    // Narrowing: one pair per value, enough pairs for vector bodies and scalar tails.
+    {
+      const std::size_t n = values.size(), R = 2 * n;  // pairs, channels
+      const std::vector<float> cs(values), sn(n, 0.0f);
+      std::vector<T> x(R, posenc::store_as<T>(0.0f)), y(R);
+      for (std::size_t i = 0; i < n; ++i) x[a_of(i, R)] = posenc::store_as<T>(1.0f);
+      apply_every_arch(one_row_table(cs, sn, layout), x, y, true, [&](const char* what) {
+        for (std::size_t i = 0; i < n; ++i) {
+          INFO(what << " " << layout_name(layout) << " pair " << i << " v bits 0x" << std::hex
+                    << std::bit_cast<std::uint32_t>(values[i]));
+          CHECK(bits(y[a_of(i, R)]) == bits(posenc::store_as<T>(values[i])));
+        }
+      });
+    }
+    // Widening: x_a = each input pattern, cos 1, sin 0.
+    {
+      const std::size_t n = inputs.size(), R = 2 * n;
+      const std::vector<float> cs(n, 1.0f), sn(n, 0.0f);
+      std::vector<T> x(R, T{0}), y(R);
+      for (std::size_t i = 0; i < n; ++i) x[a_of(i, R)] = T{inputs[i]};
+      const std::uint16_t quiet = std::is_same_v<T, bf16> ? 0x0040u : 0x0200u;
+      const auto is_nan = [](std::uint16_t b) {
+        return std::is_same_v<T, bf16> ? (b & 0x7f80u) == 0x7f80u && (b & 0x7fu) != 0
+                                       : (b & 0x7c00u) == 0x7c00u && (b & 0x3ffu) != 0;
+      };
+      apply_every_arch(one_row_table(cs, sn, layout), x, y, false, [&](const char* what) {
+        for (std::size_t i = 0; i < n; ++i) {
+          const std::uint16_t want =
+              is_nan(inputs[i]) ? static_cast<std::uint16_t>(inputs[i] | quiet) : inputs[i];
+          INFO(what << " " << layout_name(layout) << " input 0x" << std::hex << inputs[i]);
+          CHECK(bits(y[a_of(i, R)]) == want);
+        }
+      });
+    }
   }
 }
 

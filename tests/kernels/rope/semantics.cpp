@@ -9,30 +9,14 @@
 // Without RapidCheck (POSENC_TEST_NO_RAPIDCHECK=1, cross builds) the seed-driven properties run on
 // fixed seeds and the two that draw from RapidCheck's generators (the rotation in double, and
 // on-the-fly rows) are left out.
-#ifndef POSENC_TEST_NO_RAPIDCHECK
-#define POSENC_TEST_NO_RAPIDCHECK 0
-#endif
-
 #include <posenc/kernels.hpp>
 
-#if !POSENC_TEST_NO_RAPIDCHECK
-#include <rapidcheck/catch.h>
-#endif
-#include <catch2/catch.hpp>
-
 #include <algorithm>
-#include <bit>
 #include <cmath>
-#include <cstdint>
 #include <limits>
-#include <random>
-#include <span>
-#include <vector>
 
+// Catch2, and RapidCheck unless POSENC_TEST_NO_RAPIDCHECK (cross builds).
 #include "kernels/rope/common.hpp"
-#if !POSENC_TEST_NO_RAPIDCHECK
-#include "support/gen.hpp"
-#endif
 
 using namespace posenc_test::krope;
 
@@ -98,8 +82,7 @@ TEST_CASE("kernels/rope: reference == the rotation in double within u(2+u)(|x_a 
           const float* xi = x.data() + (t * heads + hd) * D;
           const float* yi = y.data() + (t * heads + hd) * D;
           for (std::size_t i = 0; i < h; ++i) {
-            const std::size_t a = layout == rope_layout::interleaved ? 2 * i : i;
-            const std::size_t b = layout == rope_layout::interleaved ? 2 * i + 1 : i + h;
+            const auto [a, b] = posenc_test::expected_channels(layout, R, i);
             const double c = tabs.cos[p * h + i], s = tabs.sin[p * h + i];
             RC_PRE(c == 0 || std::fabs(c) >= 0x1p-40);
             RC_PRE(s == 0 || std::fabs(s) >= 0x1p-40);
@@ -189,15 +172,10 @@ void partial_and_formats(std::uint64_t seed) {
 }
 
 TEST_CASE("kernels/rope: partial rotary copies bits; compact == expanded", "[rope]") {
-#if !POSENC_TEST_NO_RAPIDCHECK
-  rc::prop("float", [] { partial_and_formats<float>(*rc::gen::arbitrary<std::uint64_t>()); });
-  rc::prop("bf16", [] { partial_and_formats<bf16>(*rc::gen::arbitrary<std::uint64_t>()); });
-  rc::prop("f16", [] { partial_and_formats<f16>(*rc::gen::arbitrary<std::uint64_t>()); });
-#else
-  seeded_cases("float", 100, partial_and_formats<float>);
-  seeded_cases("bf16", 100, partial_and_formats<bf16>);
-  seeded_cases("f16", 100, partial_and_formats<f16>);
-#endif
+  for_each_storage([](auto t) {
+    using T = decltype(t);
+    seeded_property(posenc::storage_name<T>(), partial_and_formats<T>);
+  });
 }
 
 // Half pairs (i, i + R/2) and interleaved pairs (2i, 2i + 1) rotate by the same angles (theta_i
@@ -235,15 +213,10 @@ void layouts_permute(std::uint64_t seed) {
 }
 
 TEST_CASE("kernels/rope: interleaved == half up to the channel permutation", "[rope]") {
-#if !POSENC_TEST_NO_RAPIDCHECK
-  rc::prop("float", [] { layouts_permute<float>(*rc::gen::arbitrary<std::uint64_t>()); });
-  rc::prop("bf16", [] { layouts_permute<bf16>(*rc::gen::arbitrary<std::uint64_t>()); });
-  rc::prop("f16", [] { layouts_permute<f16>(*rc::gen::arbitrary<std::uint64_t>()); });
-#else
-  seeded_cases("float", 100, layouts_permute<float>);
-  seeded_cases("bf16", 100, layouts_permute<bf16>);
-  seeded_cases("f16", 100, layouts_permute<f16>);
-#endif
+  for_each_storage([](auto t) {
+    using T = decltype(t);
+    seeded_property(posenc::storage_name<T>(), layouts_permute<T>);
+  });
 }
 
 #if !POSENC_TEST_NO_RAPIDCHECK
