@@ -12,7 +12,6 @@
 //   encoders, llama.cpp's KQ-mask form).
 #pragma once
 
-#include <concepts>
 #include <cstdint>
 
 #include <posenc/spec/rules.hpp>
@@ -62,9 +61,7 @@ constexpr alibi_error validate(const alibi_config& c) {
 
 // A compile-time ALiBi encoding is a type with `static constexpr alibi_config config`.
 template <class S>
-concept alibi_spec = requires {
-  { S::config } -> std::convertible_to<alibi_config>;
-};
+concept alibi_spec = spec_detail::spec_of<S, alibi_config>;
 
 namespace spec_detail {
 template <alibi_spec S>

@@ -11,7 +11,6 @@
 //   2..2049).
 #pragma once
 
-#include <concepts>
 #include <cstdint>
 #include <string_view>
 
@@ -105,9 +104,7 @@ inline constexpr learned_config opt_125m = presets::opt_125m::config;
 
 // A compile-time learned encoding is a type with `static constexpr learned_config config`.
 template <class S>
-concept learned_spec = requires {
-  { S::config } -> std::convertible_to<learned_config>;
-};
+concept learned_spec = spec_detail::spec_of<S, learned_config>;
 
 namespace spec_detail {
 template <learned_spec S>

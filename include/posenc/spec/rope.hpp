@@ -15,7 +15,6 @@
 // its own readable message.
 #pragma once
 
-#include <concepts>
 #include <cstdint>
 #include <span>
 
@@ -334,9 +333,7 @@ constexpr rope_error validate(const rope_config& c) {
 
 // A compile-time RoPE encoding is a type with `static constexpr rope_config config`.
 template <class S>
-concept rope_spec = requires {
-  { S::config } -> std::convertible_to<rope_config>;
-};
+concept rope_spec = spec_detail::spec_of<S, rope_config>;
 
 namespace spec_detail {
 template <rope_spec S>

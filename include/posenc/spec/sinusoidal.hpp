@@ -16,7 +16,6 @@
 // padding_idx + 1 (make_positions), which is the caller's position offset in the kernels.
 #pragma once
 
-#include <concepts>
 #include <cstdint>
 
 #include <posenc/math/detail/fp_bits.hpp>
@@ -122,9 +121,7 @@ constexpr sinusoidal_columns sinusoidal_columns_of(const sinusoidal_config& c, s
 
 // A compile-time sinusoidal encoding is a type with `static constexpr sinusoidal_config config`.
 template <class S>
-concept sinusoidal_spec = requires {
-  { S::config } -> std::convertible_to<sinusoidal_config>;
-};
+concept sinusoidal_spec = spec_detail::spec_of<S, sinusoidal_config>;
 
 namespace spec_detail {
 template <sinusoidal_spec S>
