@@ -29,6 +29,7 @@
 #include <posenc/math/pow.hpp>
 #include <posenc/math/rounding.hpp>
 #include <posenc/spec/alibi.hpp>
+#include <posenc/spec/rules.hpp>
 #include <posenc/tables/detail/owning.hpp>
 
 namespace posenc {
@@ -85,10 +86,9 @@ constexpr T alibi_slope(const alibi_config& c, std::uint32_t h) {
 // writes nothing. No allocation.
 template <class T>
 constexpr alibi_error build_alibi_slopes(const alibi_config& c, T* out) {
-  const alibi_error e = validate(c);
-  if (e != alibi_error::ok) return e;
-  for (std::uint32_t h = 0; h < c.heads; ++h) out[h] = alibi_slope<T>(c, h);
-  return alibi_error::ok;
+  return spec_detail::write_if_valid(c, [&] {
+    for (std::uint32_t h = 0; h < c.heads; ++h) out[h] = alibi_slope<T>(c, h);
+  });
 }
 
 // The slopes of compile-time spec S (validated first) as a constexpr array (lands in .rodata).

@@ -34,6 +34,7 @@
 #include <posenc/math/double_double.hpp>
 #include <posenc/math/rounding.hpp>
 #include <posenc/spec/rope.hpp>
+#include <posenc/spec/rules.hpp>
 #include <posenc/tables/detail/thetas.hpp>
 
 namespace posenc {
@@ -117,15 +118,14 @@ template <class T>
 constexpr rope_error build_rope_cache(const rope_config& c, std::size_t max_pos, T* cos_out,
                                       T* sin_out, std::uint64_t seq_len = 0) {
   static_assert(math::detail::is_float_or_double<T>, "posenc: tables are float or double");
-  const rope_error e = validate(c);
-  if (e != rope_error::ok) return e;
-  const std::size_t pairs = c.rotary_dim / 2;
-  const math::dd af = attention_factor_dd(c);
-  for (std::size_t i = 0; i < pairs; ++i) {
-    math::sincos_of_products<T>(inv_freq_dd(c, static_cast<std::uint32_t>(i), seq_len), max_pos,
-                                cos_out + i, sin_out + i, pairs, af);
-  }
-  return rope_error::ok;
+  return spec_detail::write_if_valid(c, [&] {
+    const std::size_t pairs = c.rotary_dim / 2;
+    const math::dd af = attention_factor_dd(c);
+    for (std::size_t i = 0; i < pairs; ++i) {
+      math::sincos_of_products<T>(inv_freq_dd(c, static_cast<std::uint32_t>(i), seq_len), max_pos,
+                                  cos_out + i, sin_out + i, pairs, af);
+    }
+  });
 }
 
 }  // namespace posenc

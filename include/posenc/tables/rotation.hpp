@@ -30,6 +30,7 @@
 #include <posenc/math/rounding.hpp>
 #include <posenc/math/trig.hpp>
 #include <posenc/spec/rope.hpp>
+#include <posenc/spec/rules.hpp>
 #include <posenc/tables/detail/thetas.hpp>
 
 namespace posenc {
@@ -151,10 +152,9 @@ template <class T>
 constexpr rope_error rotation_pairs(const rope_config& c, std::uint64_t m, pair_rotation<T>* out,
                                     std::uint64_t seq_len = 0) {
   static_assert(math::detail::is_float_or_double<T>, "posenc: tables are float or double");
-  const rope_error e = validate(c);
-  if (e != rope_error::ok) return e;
-  tables_detail::fill_rotation_pairs<T>(c, m, tables_detail::config_thetas{c, seq_len}, out);
-  return rope_error::ok;
+  return spec_detail::write_if_valid(c, [&] {
+    tables_detail::fill_rotation_pairs<T>(c, m, tables_detail::config_thetas{c, seq_len}, out);
+  });
 }
 
 // The same as an array, for constant evaluation. Precondition: c is valid and Pairs ==
@@ -176,10 +176,9 @@ template <class T>
 constexpr rope_error rotation_matrix(const rope_config& c, std::uint64_t m, T* out,
                                      std::uint64_t seq_len = 0) {
   static_assert(math::detail::is_float_or_double<T>, "posenc: tables are float or double");
-  const rope_error e = validate(c);
-  if (e != rope_error::ok) return e;
-  tables_detail::fill_rotation_matrix<T>(c, m, tables_detail::config_thetas{c, seq_len}, out);
-  return rope_error::ok;
+  return spec_detail::write_if_valid(c, [&] {
+    tables_detail::fill_rotation_matrix<T>(c, m, tables_detail::config_thetas{c, seq_len}, out);
+  });
 }
 
 // The same as an array, for constant evaluation. Precondition: c is valid and D == head_dim. If it
@@ -207,10 +206,9 @@ template <class T>
 constexpr rope_error apply_rotation(const rope_config& c, std::uint64_t m, const T* x, T* y,
                                     std::uint64_t seq_len = 0) {
   static_assert(math::detail::is_float_or_double<T>, "posenc: tables are float or double");
-  const rope_error e = validate(c);
-  if (e != rope_error::ok) return e;
-  tables_detail::apply_rotation_with(c, m, tables_detail::config_thetas{c, seq_len}, x, y);
-  return rope_error::ok;
+  return spec_detail::write_if_valid(c, [&] {
+    tables_detail::apply_rotation_with(c, m, tables_detail::config_thetas{c, seq_len}, x, y);
+  });
 }
 
 // ---- compile-time specs ----------------------------------------------------------------------
