@@ -30,12 +30,6 @@
 
 #include "support.hpp"
 
-namespace hana = boost::hana;
-namespace pm = posenc::math;
-namespace presets = posenc::presets;
-using pm::dd;
-using posenc::rope_config;
-using posenc::rope_scaling;
 using namespace posenc_proofs;  // proofs/support.hpp
 
 namespace {
@@ -201,29 +195,25 @@ constexpr bool llama3_continuous_at_edges(std::uint32_t i) {
   const dd w = pm::detail::two_pi / theta;
   const dd edge = dd{static_cast<double>(L), 0.0} / w;  // the freq factor that puts an edge on w
   const double width = pm::to_double(theta - low_branch);
+  // The bands [low, high] with the edge `at` moved next to w_i: within tol of the branch on the
+  // outer side of that edge, equal to it on that side, strictly between the branches inside.
+  const auto holds = [&](const edge_sample& e, double low, double high, double at, dd outer) {
+    const dd v = posenc::inv_freq_dd(
+        with_scaling(P::config, posenc::scaling::llama3(factor, low, high, L)), i);
+    const double tol =
+        width * (1.01 * mag(e.eps) * at + ulp(at)) / (high - low) + 0x1p-100 * theta.hi;
+    if (!(pm::to_double(mag(v - outer)) <= tol)) return false;
+    if (e.side > 0 && !same(v, outer)) return false;
+    if (e.side < 0 && !(low_branch < v && v < theta)) return false;
+    return true;
+  };
   for (const edge_sample& e : kEdgeSamples) {
-    {  // low edge on w_i; outer side (low > L/w): theta / factor
-      const double low = pm::to_double(edge * (1.0 + e.eps));
-      const double high = 4.0 * low;
-      const dd v = posenc::inv_freq_dd(
-          with_scaling(P::config, posenc::scaling::llama3(factor, low, high, L)), i);
-      const double tol =
-          width * (1.01 * mag(e.eps) * low + ulp(low)) / (high - low) + 0x1p-100 * theta.hi;
-      if (!(pm::to_double(mag(v - low_branch)) <= tol)) return false;
-      if (e.side > 0 && !same(v, low_branch)) return false;
-      if (e.side < 0 && !(low_branch < v && v < theta)) return false;
-    }
-    {  // high edge on w_i; outer side (high < L/w): theta
-      const double high = pm::to_double(edge * (1.0 - e.eps));
-      const double low = high / 4.0;
-      const dd v = posenc::inv_freq_dd(
-          with_scaling(P::config, posenc::scaling::llama3(factor, low, high, L)), i);
-      const double tol =
-          width * (1.01 * mag(e.eps) * high + ulp(high)) / (high - low) + 0x1p-100 * theta.hi;
-      if (!(pm::to_double(mag(v - theta)) <= tol)) return false;
-      if (e.side > 0 && !same(v, theta)) return false;
-      if (e.side < 0 && !(low_branch < v && v < theta)) return false;
-    }
+    // low edge on w_i; outer side (low > L/w): theta / factor
+    const double low = pm::to_double(edge * (1.0 + e.eps));
+    if (!holds(e, low, 4.0 * low, low, low_branch)) return false;
+    // high edge on w_i; outer side (high < L/w): theta
+    const double high = pm::to_double(edge * (1.0 - e.eps));
+    if (!holds(e, high / 4.0, high, high, theta)) return false;
   }
   return true;
 }

@@ -23,15 +23,9 @@
 
 #include "support.hpp"
 
-namespace hana = boost::hana;
-namespace pm = posenc::math;
-namespace presets = posenc::presets;
-using pm::dd;
-using posenc::rope_config;
-using posenc::rope_layout;
-using posenc::rope_scaling;
-using posenc::scaling_type;
 using namespace posenc_proofs;  // proofs/support.hpp
+using posenc::rope_layout;
+using posenc::scaling_type;
 
 namespace {
 

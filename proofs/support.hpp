@@ -1,5 +1,6 @@
-// What the proofs over the presets share (proofs/spec.cpp, proofs/frequencies.cpp): bitwise and
-// relative comparisons of doubles and double-doubles, and the iteration over presets::all.
+// What the proofs over the presets share (proofs/spec.cpp, proofs/frequencies.cpp): their names
+// for the namespaces, bitwise and relative comparisons of doubles and double-doubles, and the
+// iteration over presets::all.
 #pragma once
 
 #include <bit>
@@ -16,7 +17,12 @@
 
 namespace posenc_proofs {
 
-using posenc::math::dd;
+namespace hana = boost::hana;
+namespace pm = posenc::math;
+namespace presets = posenc::presets;
+using pm::dd;
+using posenc::rope_config;
+using posenc::rope_scaling;
 
 // The same bits.
 constexpr bool same(double a, double b) {
@@ -27,17 +33,16 @@ constexpr bool same(dd a, dd b) {
 }
 // |a - b| <= rel |b|, the difference evaluated in double-double.
 constexpr bool close_rel(dd a, dd b, double rel) {
-  using posenc::math::detail::fabs;
-  return fabs(posenc::math::to_double(a - b)) <= rel * fabs(b.hi);
+  return pm::detail::fabs(pm::to_double(a - b)) <= rel * pm::detail::fabs(b.hi);
 }
 // a and b round to the same double and to the same float.
 constexpr bool same_rounding(dd a, dd b) {
-  return same(posenc::math::to_double(a), posenc::math::to_double(b)) &&
-         std::bit_cast<std::uint32_t>(posenc::math::to_float(a)) ==
-             std::bit_cast<std::uint32_t>(posenc::math::to_float(b));
+  return same(pm::to_double(a), pm::to_double(b)) &&
+         std::bit_cast<std::uint32_t>(pm::to_float(a)) ==
+             std::bit_cast<std::uint32_t>(pm::to_float(b));
 }
 
-constexpr posenc::rope_config with_scaling(posenc::rope_config c, const posenc::rope_scaling& s) {
+constexpr rope_config with_scaling(rope_config c, const rope_scaling& s) {
   c.scaling = s;
   return c;
 }
@@ -46,7 +51,7 @@ constexpr posenc::rope_config with_scaling(posenc::rope_config c, const posenc::
 template <class Law>
 constexpr bool for_every_preset(Law law) {
   bool ok = true;
-  boost::hana::for_each(posenc::presets::all, [&](auto t) { ok = ok && law(t); });
+  hana::for_each(presets::all, [&](auto t) { ok = ok && law(t); });
   return ok;
 }
 
@@ -55,7 +60,7 @@ constexpr bool for_every_preset(Law law) {
 template <class P>
 constexpr bool first_of_its_shape() {
   bool reached = false, earlier = false;
-  boost::hana::for_each(posenc::presets::all, [&](auto t) {
+  hana::for_each(presets::all, [&](auto t) {
     using Q = typename decltype(t)::type;
     if (std::is_same_v<Q, P>) reached = true;
     if (!reached && Q::config.rotary_dim == P::config.rotary_dim &&
