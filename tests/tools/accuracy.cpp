@@ -45,7 +45,7 @@
 #include "cli/accuracy.hpp"
 #include "cli/run.hpp"
 #include "golden/golden.hpp"
-#include "run_cli.hpp"
+#include "support.hpp"
 #include "support/mpfr_ref.hpp"
 
 using posenc_test::Mpfr;
@@ -67,12 +67,7 @@ struct acc_case {
   double factor;
 };
 
-posenc::cli::resolved_config config_of(const std::vector<std::string>& flags) {
-  std::vector<std::string> a{"freqs"};
-  a.insert(a.end(), flags.begin(), flags.end());
-  const std::vector<std::string_view> args(a.begin(), a.end());
-  return posenc::cli::configure(posenc::cli::parse_args(args));
-}
+using posenc_test::config_of;
 
 // theta_i of the case, exactly (MPFR) or from the library (YaRN).
 void theta_of(const acc_case& ac, const posenc::rope_config& c, std::uint32_t i, Mpfr& theta,

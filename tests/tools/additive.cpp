@@ -17,17 +17,14 @@
 
 #include "cli/output.hpp"
 #include "cli/run.hpp"
-#include "run_cli.hpp"
+#include "support.hpp"
 
 namespace {
 using json = nlohmann::json;
 
+using posenc_test::bits;
 using posenc_test::run_cli;
 using result = posenc_test::cli_result;
-
-std::uint32_t bits(float x) {
-  return std::bit_cast<std::uint32_t>(x);
-}
 
 TEST_CASE("tools/additive alibi slopes and bias == library", "[additive]") {
   for (const bool bloom : {false, true}) {

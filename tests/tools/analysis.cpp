@@ -20,35 +20,19 @@
 #include <string_view>
 #include <vector>
 
-#include "analysis/exact.hpp"
 #include "cli/analysis.hpp"
 #include "cli/run.hpp"
-#include "run_cli.hpp"
+#include "support.hpp"
+#include "support/exact.hpp"
 
 namespace {
 using json = nlohmann::json;
 using posenc_test::Mpfr;
 
+using posenc_test::lines_of;
 using posenc_test::run_cli;
+using posenc_test::split;
 using result = posenc_test::cli_result;
-
-std::vector<std::string> lines_of(const std::string& s) {
-  std::vector<std::string> out;
-  std::istringstream in(s);
-  for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
-}
-
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  for (std::size_t i = 0; i <= s.size(); ++i)
-    if (i == s.size() || s[i] == sep) {
-      out.push_back(s.substr(start, i - start));
-      start = i + 1;
-    }
-  return out;
-}
 
 void check_error(std::vector<std::string_view> args, int status, std::string_view needle) {
   const result r = run_cli(args);

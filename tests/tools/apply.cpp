@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "cli/run.hpp"
-#include "run_cli.hpp"
+#include "support.hpp"
 
 using json = nlohmann::json;
 using posenc::rope_config;
@@ -31,6 +31,7 @@ using posenc::rope_layout;
 namespace k = posenc::kernels;
 
 namespace {
+using posenc_test::f32_text;
 using posenc_test::run_cli;
 using result = posenc_test::cli_result;
 
@@ -55,12 +56,6 @@ class scratch_file {
  private:
   std::string path_;
 };
-
-std::string f32_text(float v) {
-  char b[40];
-  const auto r = std::to_chars(b, b + sizeof b, v, std::chars_format::general, 9);
-  return {b, r.ptr};
-}
 
 std::vector<float> inputs(std::size_t n) {
   std::vector<float> x(n);

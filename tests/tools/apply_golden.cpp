@@ -25,18 +25,14 @@
 #include <vector>
 
 #include "golden/golden.hpp"
-#include "spawn.hpp"
+#include "support.hpp"
 
 using json = nlohmann::json;
 
 namespace {
-int failures = 0;
+using posenc_test::f32_text;
 
-std::string f32_text(float v) {
-  char b[40];
-  const auto r = std::to_chars(b, b + sizeof b, v, std::chars_format::general, 9);
-  return {b, r.ptr};
-}
+int failures = 0;
 
 void check(const std::string& name, const json& golden, const std::string& binary,
            const std::string& scratch) {
@@ -107,19 +103,11 @@ void check(const std::string& name, const json& golden, const std::string& binar
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 4) {
-    std::fprintf(stderr, "usage: %s POSENC_BINARY GOLDEN_JSON SCRATCH_DIR\n", argv[0]);
-    return 2;
-  }
-  json golden;
-  try {
-    golden = posenc_test::golden::parse_file(argv[2]);
-  } catch (const std::exception& e) {
-    std::printf("FAIL %s\n", e.what());
-    return 1;
-  }
-  check("q", golden, argv[1], argv[3]);
-  check("k", golden, argv[1], argv[3]);
-  std::printf("%d failure(s)\n", failures);
-  return failures == 0 ? 0 : 1;
+  return posenc_test::golden_main(
+      argc, argv, posenc_test::golden::parse_file<json>,
+      [](const std::string& binary, const json& golden, const std::string& scratch) {
+        check("q", golden, binary, scratch);
+        check("k", golden, binary, scratch);
+        return failures;
+      });
 }

@@ -13,33 +13,19 @@
 #include <string>
 #include <vector>
 
-#include "spawn.hpp"
+#include "support.hpp"
 
 using json = nlohmann::json;
 using posenc::rope_config;
 using posenc::rope_layout;
+using posenc_test::bits;
+using posenc_test::count_lines;
 using posenc_test::process_result;
+using posenc_test::tools_data;
 
 namespace {
 process_result posenc_cli(const std::vector<std::string>& args) {
   return posenc_test::run_process(posenc_test::posenc_cli_path(), args);
-}
-
-std::string data(const char* name) {
-  return std::string(POSENC_TOOLS_DATA) + "/" + name;
-}
-
-std::uint32_t bits(float x) {
-  return std::bit_cast<std::uint32_t>(x);
-}
-std::uint64_t bits(double x) {
-  return std::bit_cast<std::uint64_t>(x);
-}
-
-std::size_t count_lines(const std::string& s) {
-  std::size_t n = 0;
-  for (char ch : s) n += ch == '\n';
-  return n;
 }
 
 void check_freqs(const std::vector<std::string>& args, const rope_config& c,
@@ -89,33 +75,33 @@ TEST_CASE("posenc table: JSON equals sincos_of_product", "[exec]") {
 }
 
 TEST_CASE("posenc --hf-config on the data files", "[exec]") {
-  check_freqs({"freqs", "--hf-config", data("llama3.json")},
+  check_freqs({"freqs", "--hf-config", tools_data("llama3.json")},
               rope_config{128, 128, 500000.0, rope_layout::half,
                           posenc::scaling::llama3(8.0, 1.0, 4.0, 8192)});
-  check_freqs({"freqs", "--hf-config", data("neox.json")},
+  check_freqs({"freqs", "--hf-config", tools_data("neox.json")},
               rope_config{96, 24, 10000.0, rope_layout::half, {}});
-  check_freqs({"freqs", "--hf-config", data("gptj.json")},
+  check_freqs({"freqs", "--hf-config", tools_data("gptj.json")},
               rope_config{256, 64, 10000.0, rope_layout::interleaved, {}});
-  check_freqs({"freqs", "--hf-config", data("yarn_v5.json")},
+  check_freqs({"freqs", "--hf-config", tools_data("yarn_v5.json")},
               rope_config{64, 64, 150000.0, rope_layout::half,
                           posenc::scaling::yarn(32.0, 4096, 32.0, 1.0, false)});
-  check_freqs({"freqs", "--hf-config", data("deepseek_v2.json")},
+  check_freqs({"freqs", "--hf-config", tools_data("deepseek_v2.json")},
               rope_config{64, 64, 10000.0, rope_layout::interleaved,
                           posenc::scaling::yarn(40.0, 4096, 32.0, 1.0, true, 0.707, 0.707)});
   // flags after --hf-config override its fields
-  check_freqs({"freqs", "--hf-config", data("yarn_v5.json"), "--truncate", "--base", "1e6"},
+  check_freqs({"freqs", "--hf-config", tools_data("yarn_v5.json"), "--truncate", "--base", "1e6"},
               rope_config{64, 64, 1e6, rope_layout::half,
                           posenc::scaling::yarn(32.0, 4096, 32.0, 1.0, true)});
 
   // Phi-3: short factors up to the original context, long ones past it (--seq-len)
-  std::ifstream in(data("phi3_longrope.json"));
+  std::ifstream in(tools_data("phi3_longrope.json"));
   const json phi3 = json::parse(in);
   const auto short_f = phi3.at("rope_scaling").at("short_factor").get<std::vector<double>>();
   const auto long_f = phi3.at("rope_scaling").at("long_factor").get<std::vector<double>>();
   const rope_config phi3_config{96, 96, 10000.0, rope_layout::half,
                                 posenc::scaling::longrope(short_f, long_f, 4096, 131072)};
-  check_freqs({"freqs", "--hf-config", data("phi3_longrope.json")}, phi3_config);
-  check_freqs({"freqs", "--hf-config", data("phi3_longrope.json"), "--seq-len", "4097"},
+  check_freqs({"freqs", "--hf-config", tools_data("phi3_longrope.json")}, phi3_config);
+  check_freqs({"freqs", "--hf-config", tools_data("phi3_longrope.json"), "--seq-len", "4097"},
               phi3_config, 4097);
 }
 
@@ -166,16 +152,16 @@ TEST_CASE("bad input: non-zero exit, one line on stderr, nothing on stdout", "[e
       {{"table", "--head-dim", "128", "--positions", "4294967295:4294967297"}, 2, ""},
       {{"table", "--head-dim", "128", "--positions", "7:7"}, 2, ""},
       {{"table", "--head-dim", "1024", "--positions", "0:1000000"}, 1, ""},
-      {{"freqs", "--hf-config", data("no-such-file.json")},
+      {{"freqs", "--hf-config", tools_data("no-such-file.json")},
        1,
-       "posenc: cannot open " + data("no-such-file.json")},
-      {{"freqs", "--hf-config", data("truncated.json")}, 1, ""},
-      {{"freqs", "--hf-config", data("bad_factor.json")},
+       "posenc: cannot open " + tools_data("no-such-file.json")},
+      {{"freqs", "--hf-config", tools_data("truncated.json")}, 1, ""},
+      {{"freqs", "--hf-config", tools_data("bad_factor.json")},
        1,
-       "posenc: " + data("bad_factor.json") + ": rope_scaling.factor must be a number"},
+       "posenc: " + tools_data("bad_factor.json") + ": rope_scaling.factor must be a number"},
       {{"freqs", "--hf-config", POSENC_TOOLS_DATA}, 1, ""},
       {{"freqs", "--preset", "no-such-model"}, 2, ""},
-      {{"freqs", "--hf-config", data("llama3.json"), "--preset", "llama-3.1-8b"},
+      {{"freqs", "--hf-config", tools_data("llama3.json"), "--preset", "llama-3.1-8b"},
        2,
        "posenc: give at most one --preset or --hf-config"},
   };

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "golden/golden.hpp"
-#include "spawn.hpp"
+#include "support.hpp"
 
 using json = nlohmann::json;
 
@@ -65,31 +65,22 @@ void compare(const std::string& id, const json& golden, const std::vector<std::s
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 4) {
-    std::fprintf(stderr, "usage: %s POSENC_BINARY GOLDEN_JSON SCRATCH_DIR\n", argv[0]);
-    return 2;
-  }
-  const std::string binary = argv[1];
-  json golden;
-  try {
-    golden = posenc_test::golden::parse_file(argv[2]);
-  } catch (const std::exception& e) {
-    std::printf("FAIL %s\n", e.what());
-    return 1;
-  }
-  bool saw_default = false;
-  for (const json& c : golden.at("cases")) {
-    const std::string id = c.at("id").get<std::string>();
-    if (id == "default_hd128_base10000") {
-      saw_default = true;
-      compare(id + " (flags)", c,
-              {"freqs", "--head-dim", "128", "--base", "10000", "--format", "json"}, binary);
-    }
-    const std::string path = std::string(argv[3]) + "/golden_" + id + ".json";
-    std::ofstream(path) << c.at("config_attributes").dump();
-    compare(id + " (hf-config)", c, {"freqs", "--hf-config", path}, binary);
-  }
-  if (!saw_default) fail("the golden file has no default_hd128_base10000 case");
-  std::printf("%d failure(s)\n", failures);
-  return failures == 0 ? 0 : 1;
+  return posenc_test::golden_main(
+      argc, argv, posenc_test::golden::parse_file<json>,
+      [](const std::string& binary, const json& golden, const std::string& scratch) {
+        bool saw_default = false;
+        for (const json& c : golden.at("cases")) {
+          const std::string id = c.at("id").get<std::string>();
+          if (id == "default_hd128_base10000") {
+            saw_default = true;
+            compare(id + " (flags)", c,
+                    {"freqs", "--head-dim", "128", "--base", "10000", "--format", "json"}, binary);
+          }
+          const std::string path = scratch + "/golden_" + id + ".json";
+          std::ofstream(path) << c.at("config_attributes").dump();
+          compare(id + " (hf-config)", c, {"freqs", "--hf-config", path}, binary);
+        }
+        if (!saw_default) fail("the golden file has no default_hd128_base10000 case");
+        return failures;
+      });
 }

@@ -12,30 +12,23 @@
 #include "cli/draft.hpp"
 #include "cli/error.hpp"
 #include "cli/hf_config.hpp"
+#include "support.hpp"
 
 using namespace posenc::cli;
 using posenc::rope_config;
 using posenc::rope_layout;
 using posenc::scaling_type;
+using posenc_test::tools_data;
 
 namespace {
-std::string data(const char* name) {
-  return std::string(POSENC_TOOLS_DATA) + "/" + name;
-}
-
 resolved_config load(const char* name) {
-  return resolve(load_hf_config(data(name)));
+  return resolve(load_hf_config(tools_data(name)));
 }
 
-// The error (message, exit status) that parsing `text` as config.json throws.
+// The message of the error (exit 1) that reading `text` as a config.json throws.
 std::string parse_error(const std::string& text) {
-  try {
-    resolve(parse_hf_config(text, "c.json"));
-  } catch (const cli_error& e) {
-    CHECK(e.exit_status() == exit_invalid);
-    return e.what();
-  }
-  return "";
+  return posenc_test::cli_error_message(exit_invalid,
+                                        [&] { resolve(parse_hf_config(text, "c.json")); });
 }
 }  // namespace
 
@@ -130,7 +123,8 @@ TEST_CASE("flags laid over a config override field by field", "[hf_config]") {
   config_draft flags;
   flags.base = 1e6;
   flags.truncate = true;
-  const rope_config c = resolve(overlay(load_hf_config(data("yarn_v5.json")), flags)).config();
+  const rope_config c =
+      resolve(overlay(load_hf_config(tools_data("yarn_v5.json")), flags)).config();
   CHECK(c.base == 1e6);
   CHECK(c.scaling.truncate);
   CHECK(c.scaling.factor == 32.0);
@@ -139,11 +133,12 @@ TEST_CASE("flags laid over a config override field by field", "[hf_config]") {
   // a rotary factor given as a flag is applied to the config's head_dim
   config_draft partial;
   partial.rotary = rotary_width::fraction(0.5);
-  CHECK(resolve(overlay(load_hf_config(data("llama3.json")), partial)).config().rotary_dim == 64u);
+  CHECK(resolve(overlay(load_hf_config(tools_data("llama3.json")), partial)).config().rotary_dim ==
+        64u);
   // switching the scaling off
   config_draft none;
   none.scaling = scaling_type::none;
-  CHECK(resolve(overlay(load_hf_config(data("llama3.json")), none)).config().scaling.type ==
+  CHECK(resolve(overlay(load_hf_config(tools_data("llama3.json")), none)).config().scaling.type ==
         scaling_type::none);
 }
 
@@ -256,20 +251,15 @@ TEST_CASE("broken config files give one line naming the file and the field", "[h
 }
 
 TEST_CASE("unreadable files", "[hf_config]") {
-  auto error_of = [](const std::string& path) -> std::string {
-    try {
-      load_hf_config(path);
-    } catch (const cli_error& e) {
-      CHECK(e.exit_status() == exit_invalid);
-      return e.what();
-    }
-    return "";
+  auto error_of = [](const std::string& path) {
+    return posenc_test::cli_error_message(exit_invalid, [&] { load_hf_config(path); });
   };
-  CHECK(error_of(data("no-such-file.json")) == "posenc: cannot open " + data("no-such-file.json"));
-  CHECK(error_of(data("truncated.json"))
-            .starts_with("posenc: " + data("truncated.json") + ": not valid JSON"));
-  CHECK(error_of(data("bad_factor.json")) ==
-        "posenc: " + data("bad_factor.json") + ": rope_scaling.factor must be a number");
+  CHECK(error_of(tools_data("no-such-file.json")) ==
+        "posenc: cannot open " + tools_data("no-such-file.json"));
+  CHECK(error_of(tools_data("truncated.json"))
+            .starts_with("posenc: " + tools_data("truncated.json") + ": not valid JSON"));
+  CHECK(error_of(tools_data("bad_factor.json")) ==
+        "posenc: " + tools_data("bad_factor.json") + ": rope_scaling.factor must be a number");
   const std::string dir_error = error_of(POSENC_TOOLS_DATA);
   CHECK(dir_error.starts_with("posenc: "));
   CHECK(dir_error.find('\n') == std::string::npos);

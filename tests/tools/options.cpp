@@ -1,7 +1,8 @@
-// tools/cli/numbers and tools/cli/options: strict numbers, every flag's form, usage errors as one
-// line with exit status 2.
+// tools/cli/numbers, options, flags and commands: strict numbers, every flag's form, usage errors
+// as one line with exit status 2, the rows of the command and flag tables, the words of the enums.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -9,9 +10,13 @@
 
 #include <posenc/spec/rope.hpp>
 
+#include "cli/commands.hpp"
 #include "cli/error.hpp"
+#include "cli/flags.hpp"
+#include "cli/names.hpp"
 #include "cli/numbers.hpp"
 #include "cli/options.hpp"
+#include "support.hpp"
 
 using namespace posenc::cli;
 
@@ -20,15 +25,9 @@ invocation parse(std::vector<std::string_view> args) {
   return parse_args(args);
 }
 
-// The message of the usage error that parsing `args` throws ("" if none).
+// The message of the usage error (exit 2) that parsing `args` throws ("" if none).
 std::string usage_message(std::vector<std::string_view> args) {
-  try {
-    parse_args(args);
-  } catch (const cli_error& e) {
-    CHECK(e.exit_status() == exit_usage);
-    return e.what();
-  }
-  return "";
+  return posenc_test::cli_error_message(exit_usage, [&] { parse_args(args); });
 }
 }  // namespace
 
@@ -249,4 +248,39 @@ TEST_CASE("the spec's layout_name and scaling_name are the words --layout and --
     CHECK(*inv.flags.scaling == t);
   }
   CHECK(std::string_view(posenc::scaling_name(static_cast<scaling_type>(200))) == "?");
+}
+
+TEST_CASE("one row per command and per flag", "[options]") {
+  std::vector<std::string_view> names;
+  for (const command_info& c : commands()) names.push_back(c.name);
+  CHECK(names == std::vector<std::string_view>{"freqs", "table", "apply", "alibi", "sinusoidal",
+                                               "decay", "dials", "ramp", "check", "emit",
+                                               "accuracy"});
+  for (const command_info& c : commands()) CHECK(&command_of(c.id) == &c);
+  std::vector<std::string_view> flag_names;
+  for (const flag& f : flags()) {
+    INFO(f.name);
+    CHECK(f.name.starts_with("--"));
+    CHECK(f.set != nullptr);
+    CHECK(std::ranges::count(flag_names, f.name) == 0);
+    flag_names.push_back(f.name);
+  }
+  CHECK(flag_names.size() == 41u);  // and --help, -h (help_flags)
+}
+
+TEST_CASE("the words of the enums", "[options]") {
+  CHECK(scaling_names(posenc::scaling_type::none) == "none");
+  CHECK(scaling_names(posenc::scaling_type::longrope) == "longrope");
+  CHECK(scaling_names.find("ntk") == posenc::scaling_type::ntk);
+  CHECK_FALSE(scaling_names.find("default"));
+  CHECK(rope_layout_names.find("half") == posenc::rope_layout::half);
+  CHECK(sinusoidal_layout_names(posenc::sinusoidal_layout::split) == "split");
+  CHECK(alibi_variant_names.find("symmetric") == posenc::alibi_variant::symmetric);
+  CHECK(alibi_slope_names(posenc::alibi_slope_kind::bloom) == "bloom");
+  const invocation inv =
+      parse({"sinusoidal", "--dim", "4", "--positions", "2", "--layout", "split"});
+  CHECK(inv.additive.layout == posenc::sinusoidal_layout::split);
+  CHECK_FALSE(inv.flags.layout);
+  CHECK(parse({"emit", "--lang", "cpp", "--max-pos", "4", "--table", "simd"}).emit.table ==
+        emit_table::simd);
 }

@@ -22,7 +22,7 @@
 #include "cli/output.hpp"
 #include "cli/presets.hpp"
 #include "cli/run.hpp"
-#include "run_cli.hpp"
+#include "support.hpp"
 
 using namespace posenc::cli;
 using json = nlohmann::json;
@@ -30,15 +30,10 @@ using posenc::rope_config;
 using posenc::rope_layout;
 
 namespace {
+using posenc_test::bits;
+using posenc_test::count_lines;
 using posenc_test::run_cli;
 using result = posenc_test::cli_result;
-
-std::uint32_t bits(float x) {
-  return std::bit_cast<std::uint32_t>(x);
-}
-std::uint64_t bits(double x) {
-  return std::bit_cast<std::uint64_t>(x);
-}
 
 // The float a JSON number printed by the tool stands for (nlohmann reads a double, which holds
 // the decimal's float exactly enough: 9 digits round to the same float either way).
@@ -80,12 +75,6 @@ void check_table(const table_result& t, const rope_config& c, std::uint64_t seq_
     }
   }
   CHECK(mismatches == 0u);
-}
-
-std::size_t count_lines(const std::string& s) {
-  std::size_t n = 0;
-  for (char ch : s) n += ch == '\n';
-  return n;
 }
 }  // namespace
 
@@ -190,15 +179,12 @@ TEST_CASE("every table path gives sincos_of_product's bits", "[run][compute]") {
 
 TEST_CASE("table limits", "[run][compute]") {
   const rope_config c{128, 128, 10000.0, rope_layout::half, {}};
-  try {
-    compute_table(c, {0, 262145}, 0);
-    FAIL("no error");
-  } catch (const cli_error& e) {
-    CHECK(e.exit_status() == exit_invalid);
-    CHECK(std::string(e.what()) ==
-          "posenc: the table would have 16777280 entries (positions x rotary_dim/2); at most "
-          "16777216 per call");
-  }
+  CHECK(posenc_test::cli_error_message(exit_invalid,
+                                       [&] {
+                                         compute_table(c, {0, 262145}, 0);
+                                       }) ==
+        "posenc: the table would have 16777280 entries (positions x rotary_dim/2); at most "
+        "16777216 per call");
   const result r = run_cli({"table", "--head-dim", "4096", "--positions", "0:100000"});
   CHECK(r.status == 1);
   CHECK(r.out.empty());
@@ -206,39 +192,42 @@ TEST_CASE("table limits", "[run][compute]") {
 }
 
 TEST_CASE("CSV and text output", "[run][output]") {
-  result r = run_cli({"freqs", "--head-dim", "8", "--format", "csv"});
-  REQUIRE(r.status == 0);
-  CHECK(r.out ==
-        "i,inv_freq,inv_freq_f64\n"
-        "0,1,1\n"
-        "1,0.100000001,0.10000000000000001\n"
-        "2,0.00999999978,0.01\n"
-        "3,0.00100000005,0.001\n");
-  r = run_cli({"table", "--head-dim", "4", "--positions", "0:2", "--format", "csv"});
-  REQUIRE(r.status == 0);
-  CHECK(r.out ==
-        "position,pair,cos,sin\n"
-        "0,0,1,0\n"
-        "0,1,1,0\n"
-        "1,0,0.540302277,0.841470957\n"
-        "1,1,0.999949992,0.00999983307\n");
-  r = run_cli({"freqs", "--head-dim", "4", "--format", "text"});
-  REQUIRE(r.status == 0);
-  CHECK(r.out ==
-        "rotary_dim        4\n"
-        "attention_factor  1\n"
-        "\n"
-        "pair  inv_freq (float32)        inv_freq (float64)\n"
-        "   0                   1                         1\n"
-        "   1       0.00999999978                      0.01\n");
-  r = run_cli({"table", "--head-dim", "4", "--positions", "9:11", "--format", "text"});
-  REQUIRE(r.status == 0);
-  CHECK(r.out ==
-        "position  pair               cos               sin\n"
-        "       9     0       -0.91113025       0.412118495\n"
-        "       9     1       0.995952725      0.0898785517\n"
-        "      10     0      -0.839071512       -0.54402113\n"
-        "      10     1       0.995004177       0.099833414\n");
+  struct output_case {
+    std::vector<std::string_view> args;
+    std::string out;
+  };
+  const std::vector<output_case> cases = {
+      {{"freqs", "--head-dim", "8", "--format", "csv"},
+       "i,inv_freq,inv_freq_f64\n"
+       "0,1,1\n"
+       "1,0.100000001,0.10000000000000001\n"
+       "2,0.00999999978,0.01\n"
+       "3,0.00100000005,0.001\n"},
+      {{"table", "--head-dim", "4", "--positions", "0:2", "--format", "csv"},
+       "position,pair,cos,sin\n"
+       "0,0,1,0\n"
+       "0,1,1,0\n"
+       "1,0,0.540302277,0.841470957\n"
+       "1,1,0.999949992,0.00999983307\n"},
+      {{"freqs", "--head-dim", "4", "--format", "text"},
+       "rotary_dim        4\n"
+       "attention_factor  1\n"
+       "\n"
+       "pair  inv_freq (float32)        inv_freq (float64)\n"
+       "   0                   1                         1\n"
+       "   1       0.00999999978                      0.01\n"},
+      {{"table", "--head-dim", "4", "--positions", "9:11", "--format", "text"},
+       "position  pair               cos               sin\n"
+       "       9     0       -0.91113025       0.412118495\n"
+       "       9     1       0.995952725      0.0898785517\n"
+       "      10     0      -0.839071512       -0.54402113\n"
+       "      10     1       0.995004177       0.099833414\n"},
+  };
+  for (const output_case& c : cases) {
+    const result r = run_cli(c.args);
+    REQUIRE(r.status == 0);
+    CHECK(r.out == c.out);
+  }
   CHECK(format_float(1e-5f) == "9.99999975e-06");
   CHECK(format_double(0.1) == "0.10000000000000001");
   CHECK(format_float(-0.0f) == "-0");
@@ -314,7 +303,7 @@ TEST_CASE("presets through --preset", "[run][presets]") {
                                                         {"gptj.json", "gpt-j-6b"},
                                                         {"deepseek_v2.json", "deepseek-v2-lite"}}) {
     INFO(file);
-    const std::string path = std::string(POSENC_TOOLS_DATA) + "/" + file;
+    const std::string path = posenc_test::tools_data(file);
     const result f1 = run_cli({"freqs", "--hf-config", path});
     const result f2 = run_cli({"freqs", "--preset", preset});
     REQUIRE(f1.status == 0);

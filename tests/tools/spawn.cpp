@@ -1,4 +1,4 @@
-#include "spawn.hpp"
+#include "support.hpp"
 
 #include <poll.h>
 #include <spawn.h>

@@ -1,6 +1,5 @@
 #include "cli/commands.hpp"
 
-#include <algorithm>
 #include <array>
 
 #include "cli/accuracy.hpp"
@@ -99,11 +98,6 @@ static_assert(rows_in_enum_order());
 
 std::span<const command_info> commands() {
   return table;
-}
-
-const command_info* find_command(std::string_view name) {
-  const auto it = std::ranges::find(table, name, &command_info::name);
-  return it == std::end(table) ? nullptr : &*it;
 }
 
 const command_info& command_of(command id) {

@@ -27,7 +27,6 @@ struct command_info {
 
 // Every command, in the order of `posenc --help`.
 std::span<const command_info> commands();
-const command_info* find_command(std::string_view name);
 const command_info& command_of(command id);
 
 // "freqs, table, ... or accuracy", for messages.

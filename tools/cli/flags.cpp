@@ -1,6 +1,5 @@
 #include "cli/flags.hpp"
 
-#include <algorithm>
 #include <concepts>
 #include <optional>
 #include <type_traits>
@@ -210,11 +209,6 @@ constexpr flag table[] = {
 
 std::span<const flag> flags() {
   return table;
-}
-
-const flag* find_flag(std::string_view name) {
-  const auto it = std::ranges::find(table, name, &flag::name);
-  return it == std::end(table) ? nullptr : &*it;
 }
 
 std::string expected_value(const value_spec& spec) {

@@ -107,7 +107,6 @@ struct flag {
 
 // Every flag, in the order of their help lines.
 std::span<const flag> flags();
-const flag* find_flag(std::string_view name);
 
 // --help and -h: the parser looks for them before anything else (they win wherever they are).
 inline constexpr std::array<std::string_view, 2> help_flags = {"--help", "-h"};

@@ -2,7 +2,8 @@
 // "variant": "causal"): one table per enum, indexed by the enumerator's value, read both ways.
 // The RoPE words are the library's own (posenc::layout_name, posenc::scaling_name); the library
 // names the ALiBi and sinusoidal enums nowhere, so their tables are here; the tool's own enums
-// have theirs next to their declaration (options.hpp).
+// have theirs next to their declaration (options.hpp). Commands and flags are looked up by name
+// the same way (find_named).
 #pragma once
 
 #include <array>
@@ -29,6 +30,14 @@ struct name_table {
     return std::nullopt;
   }
 };
+
+// The row of a table (commands, flags) whose `name` is `name`, or nullptr.
+template <class Row>
+const Row* find_named(std::span<const Row> rows, std::string_view name) {
+  for (const Row& r : rows)
+    if (r.name == name) return &r;
+  return nullptr;
+}
 
 // The names joined by `separator`, the last two by `last` ("a, b or c").
 inline std::string join_names(std::span<const std::string_view> names, std::string_view separator,

@@ -208,13 +208,13 @@ invocation parse_args(std::span<const std::string_view> args) {
     if (!a.starts_with("-")) {
       if (inv.cmd != command::none)
         usage_error("posenc: unexpected argument '" + printable(a) + "'");
-      const command_info* c = find_command(a);
+      const command_info* c = find_named(commands(), a);
       if (c == nullptr)
         usage_error("posenc: unknown command '" + printable(a) + "' (" + command_list() + ")");
       inv.cmd = c->id;
       continue;
     }
-    const flag* f = find_flag(a);
+    const flag* f = find_named(flags(), a);
     if (f == nullptr) usage_error("posenc: unknown flag " + printable(a));
     f->set(inv, read_value(*f, r));
   }

@@ -203,6 +203,31 @@ drawn_points select_points(const series& s, const scale& sx, const scale& sy, co
   return d;
 }
 
+struct point {
+  double x, y;
+};
+struct segment {
+  point from, to;
+};
+
+// <line class x1 y1 x2 y2 stroke/> (no class attribute when `cls` is empty).
+void line(std::ostream& o, std::string_view cls, segment l, std::string_view stroke) {
+  o << "<line";
+  if (!cls.empty()) o << " class=\"" << cls << '"';
+  o << " x1=\"" << fixed3(l.from.x) << "\" y1=\"" << fixed3(l.from.y) << "\" x2=\""
+    << fixed3(l.to.x) << "\" y2=\"" << fixed3(l.to.y) << "\" stroke=\"" << stroke << "\"/>";
+}
+
+// One tick of an axis at value v: its mark, its grid line across the plot, its label at `at`.
+void tick(std::ostream& o, double v, segment mark, segment grid, point at,
+          std::string_view label_attributes) {
+  o << "<g class=\"tick\" data-value=\"" << full(v) << "\">";
+  line(o, "", mark, "black");
+  line(o, "grid", grid, "#eeeeee");
+  o << "<text x=\"" << fixed3(at.x) << "\" y=\"" << fixed3(at.y) << "\" " << label_attributes << '>'
+    << escape(label(v)) << "</text></g>\n";
+}
+
 }  // namespace
 
 std::string escape(std::string_view text) {
@@ -280,36 +305,27 @@ std::string render(const plot& p) {
     << fixed3(b.right - b.left) << "\" height=\"" << fixed3(b.bottom - b.top)
     << "\" fill=\"none\" stroke=\"#bbbbbb\"/>\n";
 
-  // x axis
-  o << "<g class=\"axis x\">\n<line class=\"axis-line\" x1=\"" << fixed3(b.left) << "\" y1=\""
-    << fixed3(b.bottom) << "\" x2=\"" << fixed3(b.right) << "\" y2=\"" << fixed3(b.bottom)
-    << "\" stroke=\"black\"/>\n";
+  // x axis: tick marks below the frame, labels centred under them.
+  o << "<g class=\"axis x\">\n";
+  line(o, "axis-line", {{b.left, b.bottom}, {b.right, b.bottom}}, "black");
+  o << '\n';
   for (double v : ticks_of(sx)) {
-    const std::string x = fixed3(b.px(sx, v));
-    o << "<g class=\"tick\" data-value=\"" << full(v) << "\"><line x1=\"" << x << "\" y1=\""
-      << fixed3(b.bottom) << "\" x2=\"" << x << "\" y2=\"" << fixed3(b.bottom + 5.0)
-      << "\" stroke=\"black\"/><line class=\"grid\" x1=\"" << x << "\" y1=\"" << fixed3(b.top)
-      << "\" x2=\"" << x << "\" y2=\"" << fixed3(b.bottom) << "\" stroke=\"#eeeeee\"/><text x=\""
-      << x << "\" y=\"" << fixed3(b.bottom + 18.0) << "\" text-anchor=\"middle\">"
-      << escape(label(v)) << "</text></g>\n";
+    const double x = b.px(sx, v);
+    tick(o, v, {{x, b.bottom}, {x, b.bottom + 5.0}}, {{x, b.top}, {x, b.bottom}},
+         {x, b.bottom + 18.0}, "text-anchor=\"middle\"");
   }
   o << "<text class=\"axis-title\" x=\"" << fixed3((b.left + b.right) / 2.0) << "\" y=\""
     << fixed3(b.bottom + 40.0) << "\" text-anchor=\"middle\">" << escape(p.x.title)
     << "</text>\n</g>\n";
 
-  // y axis
-  o << "<g class=\"axis y\">\n<line class=\"axis-line\" x1=\"" << fixed3(b.left) << "\" y1=\""
-    << fixed3(b.top) << "\" x2=\"" << fixed3(b.left) << "\" y2=\"" << fixed3(b.bottom)
-    << "\" stroke=\"black\"/>\n";
+  // y axis: tick marks left of the frame, labels right-aligned before them.
+  o << "<g class=\"axis y\">\n";
+  line(o, "axis-line", {{b.left, b.top}, {b.left, b.bottom}}, "black");
+  o << '\n';
   for (double v : ticks_of(sy)) {
-    const std::string y = fixed3(b.py(sy, v));
-    o << "<g class=\"tick\" data-value=\"" << full(v) << "\"><line x1=\"" << fixed3(b.left - 5.0)
-      << "\" y1=\"" << y << "\" x2=\"" << fixed3(b.left) << "\" y2=\"" << y
-      << "\" stroke=\"black\"/><line class=\"grid\" x1=\"" << fixed3(b.left) << "\" y1=\"" << y
-      << "\" x2=\"" << fixed3(b.right) << "\" y2=\"" << y << "\" stroke=\"#eeeeee\"/><text x=\""
-      << fixed3(b.left - 8.0) << "\" y=\"" << y
-      << "\" text-anchor=\"end\" dominant-baseline=\"middle\">" << escape(label(v))
-      << "</text></g>\n";
+    const double y = b.py(sy, v);
+    tick(o, v, {{b.left - 5.0, y}, {b.left, y}}, {{b.left, y}, {b.right, y}}, {b.left - 8.0, y},
+         "text-anchor=\"end\" dominant-baseline=\"middle\"");
   }
   const std::string ty = fixed3((b.top + b.bottom) / 2.0);
   o << "<text class=\"axis-title\" x=\"18\" y=\"" << ty << "\" text-anchor=\"middle\""

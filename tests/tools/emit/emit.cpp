@@ -29,8 +29,7 @@
 #include <vector>
 
 #include "cli/run.hpp"
-#include "run_cli.hpp"
-#include "spawn.hpp"
+#include "support.hpp"
 
 namespace k = posenc::kernels;
 namespace fs = std::filesystem;
@@ -118,13 +117,7 @@ std::size_t differences(const std::vector<std::uint32_t>& a, const std::vector<s
   return n;
 }
 
-// The configuration the flags describe, as the tool resolves it.
-posenc::cli::resolved_config config_of(const std::vector<std::string>& flags) {
-  std::vector<std::string> a{"freqs"};
-  a.insert(a.end(), flags.begin(), flags.end());
-  const std::vector<std::string_view> args(a.begin(), a.end());
-  return posenc::cli::configure(posenc::cli::parse_args(args));
-}
+using posenc_test::config_of;
 
 void check_case(const emit_case& ec) {
   INFO("case " << ec.name);
