@@ -23,7 +23,6 @@
 
 namespace pm = posenc::math;
 using posenc::rope_config;
-using posenc::rope_error;
 using posenc::rope_layout;
 using posenc::scaling_name;
 using posenc::scaling_type;

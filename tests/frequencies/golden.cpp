@@ -24,11 +24,9 @@
 
 #include "support/mpfr_ref.hpp"
 
-namespace pm = posenc::math;
 using posenc::rope_config;
 using posenc::rope_error;
 using posenc::rope_layout;
-using posenc::scaling_name;
 using posenc::scaling_type;
 using namespace posenc_test;
 

@@ -22,8 +22,6 @@
 namespace pm = posenc::math;
 using posenc::rope_config;
 using posenc::rope_error;
-using posenc::rope_layout;
-using posenc::scaling_name;
 using posenc::scaling_type;
 using namespace posenc_test;
 

@@ -38,7 +38,6 @@
 namespace pa = posenc::analysis;
 namespace pm = posenc::math;
 using posenc::rope_config;
-using posenc::rope_layout;
 using namespace posenc_test;
 using namespace posenc_test::laws;
 

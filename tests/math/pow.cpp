@@ -26,20 +26,30 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-struct PowArg {
-  double b;
-  double x;
+// pow(b, x) of double or float arguments.
+template <class T>
+struct PowArgOf {
+  T b;
+  T x;
 };
-std::string describe_arg(const PowArg& a) {
+using PowArg = PowArgOf<double>;
+template <class T>
+std::string describe_arg(const PowArgOf<T>& a) {
   return "b=" + hex(a.b) + " x=" + hex(a.x);
 }
-// The float arguments pow(float) is called with.
-struct PowArgF {
-  float b;
-  float x;
-};
-std::string describe_arg(const PowArgF& a) {
-  return "b=" + hex(a.b) + " x=" + hex(a.x);
+// b^x in MPFR for b > 0 and both finite (other arguments are skipped: pow's domain here).
+template <class T>
+bool exact_pow(const PowArgOf<T>& a, Mpfr& e) {
+  if (!(a.b > T(0)) || !std::isfinite(a.b) || !std::isfinite(a.x)) return false;
+  Mpfr base, ex;
+  set_arg(base, a.b);
+  set_arg(ex, a.x);
+  mpfr_pow(e, base, ex, MPFR_RNDN);
+  return true;
+}
+template <class T>
+T pow_of(const PowArgOf<T>& a) {
+  return pm::pow(a.b, a.x);
 }
 
 // base > 0 and an exponent with |x ln b| <= limit: x = t / ln b, t uniform in [-limit, limit]
@@ -76,17 +86,7 @@ TEST_CASE("pow(double) is within 1 ulp for base > 0 and |x ln base| < 700", "[po
       {1, pow_arg(uniform(2.0, 1e7), 699.0)},
       {1, pow_arg_integer(log_uniform(-1074, 1023, 0), 699.0, 700.0)},
   });
-  mpfr_property(
-      r, "pow(double) within 1 ulp", g,
-      [](const PowArg& a, Mpfr& e) {
-        if (!(a.b > 0.0) || !std::isfinite(a.x)) return false;
-        Mpfr base, ex;
-        mpfr_set_d(base, a.b, MPFR_RNDN);
-        mpfr_set_d(ex, a.x, MPFR_RNDN);
-        mpfr_pow(e, base, ex, MPFR_RNDN);
-        return true;
-      },
-      [](const PowArg& a) { return pm::pow(a.b, a.x); });
+  mpfr_property(r, "pow(double) within 1 ulp", g, exact_pow<double>, pow_of<double>);
   if (r.ran()) CHECK(r.count() >= 99000);
 }
 
@@ -105,19 +105,9 @@ TEST_CASE("pow(float) is correctly rounded for base > 0", "[pow][mpfr]") {
                           104.0, 87.0)},
   });
   const auto gf = rc::gen::map(g, [](const PowArg& a) {
-    return PowArgF{static_cast<float>(a.b), static_cast<float>(a.x)};
+    return PowArgOf<float>{static_cast<float>(a.b), static_cast<float>(a.x)};
   });
-  mpfr_property(
-      r, "pow(float) correctly rounded", gf,
-      [](const PowArgF& a, Mpfr& e) {
-        if (!(a.b > 0.0f) || !std::isfinite(a.b) || !std::isfinite(a.x)) return false;
-        Mpfr base, ex;
-        mpfr_set_flt(base, a.b, MPFR_RNDN);
-        mpfr_set_flt(ex, a.x, MPFR_RNDN);
-        mpfr_pow(e, base, ex, MPFR_RNDN);
-        return true;
-      },
-      [](const PowArgF& a) { return pm::pow(a.b, a.x); });
+  mpfr_property(r, "pow(float) correctly rounded", gf, exact_pow<float>, pow_of<float>);
   if (r.ran()) CHECK(r.count() >= 99000);
 }
 

@@ -88,6 +88,17 @@ class Report {
   std::uint64_t recent_dropped_ = 0;
 };
 
+// The violations of several reports: their number, and the first ones of each (for a failure
+// message).
+template <class... Reports>
+std::uint64_t violations_of(const Reports&... reports) {
+  return (reports.violations() + ...);
+}
+template <class... Reports>
+std::string first_violations_of(const Reports&... reports) {
+  return (reports.first_violations() + ...);
+}
+
 // Double results promised within `bound` ulp of the exact value (error measured against the ulp
 // of the correctly rounded result).
 class UlpReport final : public Report {

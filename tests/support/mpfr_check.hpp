@@ -10,6 +10,7 @@
 
 #include <string>
 #include <type_traits>
+#include <utility>
 
 #include "support/check.hpp"
 #include "support/gen.hpp"
@@ -25,6 +26,17 @@ inline std::string describe_arg(float x) {
 }
 inline std::string describe_arg(const DdArg& a) {
   return "x=" + hex_dd(a.hi, a.lo);
+}
+
+// out = the argument, exactly.
+inline void set_arg(Mpfr& out, double x) {
+  mpfr_set_d(out, x, MPFR_RNDN);
+}
+inline void set_arg(Mpfr& out, float x) {
+  mpfr_set_flt(out, x, MPFR_RNDN);
+}
+inline void set_arg(Mpfr& out, const DdArg& a) {
+  set_dd(out, a.hi, a.lo);
 }
 
 // rc::prop `name`: for every argument a of each batch drawn from g, set_exact(a, exact) sets the
@@ -56,6 +68,21 @@ void mpfr_property(Report& report, const std::string& name, rc::Gen<T> g, SetExa
     }
     assert_batch(report);
   });
+}
+
+// The same for a function of one argument whose exact value is an MPFR function (mpfr_exp,
+// mpfr_log, ...) of it.
+template <class Report, class T, class Got>
+void mpfr_property(Report& report, const std::string& name, rc::Gen<T> g,
+                   int (*exact_fn)(mpfr_ptr, mpfr_srcptr, mpfr_rnd_t), Got got) {
+  mpfr_property(
+      report, name, std::move(g),
+      [exact_fn](const T& a, Mpfr& e) {
+        Mpfr x(kPrec + 64);
+        set_arg(x, a);
+        exact_fn(e, x, MPFR_RNDN);
+      },
+      std::move(got));
 }
 
 }  // namespace posenc_test

@@ -157,8 +157,8 @@ void check_compile_time_table(const char* name) {
   const std::size_t step = n / 1500 + 1;
   for (std::size_t k = 0; k < n; k += step) check_entry(vc, c, 0, k / pairs, k % pairs, rc_, rs);
   check_entry(vc, c, 0, P - 1, pairs - 1, rc_, rs);
-  INFO(rc_.first_violations() << rs.first_violations());
-  CHECK(rc_.violations() + rs.violations() == 0);
+  INFO(first_violations_of(rc_, rs));
+  CHECK(violations_of(rc_, rs) == 0);
 }
 
 }  // namespace
@@ -291,9 +291,8 @@ TEST_CASE("tables/runtime builders on random configs: per-element values, correc
   if (entries > 0)
     std::cout << "[table] runtime builders on random configs: " << entries
               << " entries equal sincos_of_product (float and double)\n";
-  INFO(fc.first_violations() << fs.first_violations() << dc.first_violations()
-                             << ds.first_violations());
-  CHECK(fc.violations() + fs.violations() + dc.violations() + ds.violations() == 0);
+  INFO(first_violations_of(fc, fs, dc, ds));
+  CHECK(violations_of(fc, fs, dc, ds) == 0);
 }
 
 TEST_CASE("tables/invalid runtime configs: error returned, nothing written, make throws",

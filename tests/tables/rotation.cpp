@@ -294,9 +294,8 @@ TEST_CASE("tables/rotation pairs: cos and sin correctly rounded, no attention fa
     }
     assert_batch(fc, fs, dc, ds);
   });
-  INFO(fc.first_violations() << fs.first_violations() << dc.first_violations()
-                             << ds.first_violations());
-  CHECK(fc.violations() + fs.violations() + dc.violations() + ds.violations() == 0);
+  INFO(first_violations_of(fc, fs, dc, ds));
+  CHECK(violations_of(fc, fs, dc, ds) == 0);
 }
 
 TEST_CASE("tables/runtime caches with attention factor 1 are the rotation's cos and sin",
