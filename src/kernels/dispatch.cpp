@@ -27,16 +27,9 @@
 
 #include "isa_entry.hpp"
 
-#if POSENC_KERNELS_XSIMD
-#include <xsimd/xsimd.hpp>
-// The baseline architecture of this TU, if xsimd has one here.
-#if XSIMD_WITH_SSE2 || XSIMD_WITH_NEON64 || XSIMD_WITH_NEON
-#define POSENC_KERNELS_BASELINE 1
-#endif
-#endif
-#ifndef POSENC_KERNELS_BASELINE
-#define POSENC_KERNELS_BASELINE 0
-#endif
+// With POSENC_SIMD (posenc/kernels/detail/simd.hpp; meson defines POSENC_NO_SIMD when it finds no
+// xsimd) this TU also holds the entry of its baseline architecture, xsimd::default_arch.
+
 #ifndef POSENC_KERNELS_HAVE_SSE4_2
 #define POSENC_KERNELS_HAVE_SSE4_2 0
 #endif
@@ -52,7 +45,7 @@ namespace posenc::kernels::dispatch {
 namespace detail {
 namespace {
 
-#if POSENC_KERNELS_BASELINE
+#if POSENC_SIMD
 // The documented entry names (dispatch.hpp) are xsimd's, except on ARM, where xsimd says
 // "arm64+neon" and "arm32+neon" (the entry's xsimd_arch keeps those).
 constexpr const char* baseline_name() {
@@ -85,14 +78,14 @@ struct entry_of {
     return &entry_sse4_2;
   }
 #endif
-#if POSENC_KERNELS_BASELINE
+#if POSENC_SIMD
   const isa_kernels* operator()(xsimd::default_arch) const {
     return &entry_baseline;
   }
 #endif
 };
 
-#if POSENC_KERNELS_BASELINE
+#if POSENC_SIMD
 template <class... Archs>
 using arch_list = xsimd::arch_list<Archs...>;
 using compiled_archs = arch_list<
@@ -110,7 +103,7 @@ using compiled_archs = arch_list<
 
 // Whether the CPU and the OS support an x86 entry: xsimd's cpuid bits and the compiler's test.
 [[maybe_unused]] bool x86_supports(const isa_kernels& k) {
-#if POSENC_KERNELS_XSIMD && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#if POSENC_SIMD && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
   const auto cpu = xsimd::available_architectures();
   __builtin_cpu_init();
 #if POSENC_KERNELS_HAVE_AVX512BW
@@ -166,14 +159,14 @@ registry build_registry() {
 #if POSENC_KERNELS_HAVE_SSE4_2
   r.add(entry_sse4_2, x86_supports(entry_sse4_2));
 #endif
-#if POSENC_KERNELS_BASELINE
+#if POSENC_SIMD
   r.add(entry_baseline, true);  // this TU runs, so its baseline does
 #endif
   r.add(entry_scalar, true);
 
   // xsimd's pick, then the first supported entry from there on (scalar at the latest).
   r.automatic = r.count - 1;
-#if POSENC_KERNELS_BASELINE
+#if POSENC_SIMD
   const isa_kernels* pick = xsimd::dispatch<compiled_archs>(entry_of{})();
   for (std::size_t i = r.index_of(pick->name); i < r.count; ++i) {
     if (r.entries[i].supported) {
@@ -230,54 +223,15 @@ isa_request isa_override() {
   return detail::the_registry().request;
 }
 
-// The dispatching entry points: one line per kernel and storage type.
-#define POSENC_DISPATCH_ROPE(T, member)                                                         \
-  kernel_error apply_rope(const rope_table& table, tensor_view<const T> in, tensor_view<T> out, \
-                          token_positions pos) {                                                \
-    return active().member.apply(table, in, out, pos);                                          \
-  }                                                                                             \
-  kernel_error apply_rope(const rope_table& table, tensor_view<T> x, token_positions pos) {     \
-    return active().member.apply_in_place(table, x, pos);                                       \
-  }                                                                                             \
-  kernel_error apply_rope_qk(const rope_table& table, tensor_view<const T> q_in,                \
-                             tensor_view<T> q_out, tensor_view<const T> k_in,                   \
-                             tensor_view<T> k_out, token_positions pos) {                       \
-    return active().member.apply_qk(table, q_in, q_out, k_in, k_out, pos);                      \
+// The dispatching entry points: each kernel of the list (posenc/kernels/detail/kernel_list.hpp)
+// for each storage type of the entries, through the active entry's pointer.
+#define POSENC_DISPATCH_ENTRY_POINT(T, group, member, function, reference, params, args) \
+  kernel_error function params {                                                         \
+    return active().group<T>().member args;                                              \
   }
-
-POSENC_DISPATCH_ROPE(float, rope_f32)
-POSENC_DISPATCH_ROPE(bf16, rope_bf16)
-POSENC_DISPATCH_ROPE(f16, rope_f16)
-
-#undef POSENC_DISPATCH_ROPE
-
-#define POSENC_DISPATCH_ENCODINGS(T, member)                                                      \
-  kernel_error add_sinusoidal(const sinusoidal_table_view<float>& table, tensor_view<const T> in, \
-                              tensor_view<T> out, token_positions pos) {                          \
-    return active().member.add_sinusoidal(table, in, out, pos);                                   \
-  }                                                                                               \
-  kernel_error add_sinusoidal(const sinusoidal_table_view<float>& table, tensor_view<T> x,        \
-                              token_positions pos) {                                              \
-    return active().member.add_sinusoidal_in_place(table, x, pos);                                \
-  }                                                                                               \
-  kernel_error add_learned(const learned_table_view<T>& table, tensor_view<const T> in,           \
-                           tensor_view<T> out, token_positions pos) {                             \
-    return active().member.add_learned(table, in, out, pos);                                      \
-  }                                                                                               \
-  kernel_error add_learned(const learned_table_view<T>& table, tensor_view<T> x,                  \
-                           token_positions pos) {                                                 \
-    return active().member.add_learned_in_place(table, x, pos);                                   \
-  }                                                                                               \
-  kernel_error add_alibi_bias(std::span<const float> slopes, score_view<T> scores,                \
-                              alibi_variant variant, std::uint64_t q_offset,                      \
-                              std::uint64_t k_offset) {                                           \
-    return active().member.add_alibi_bias(slopes, scores, variant, q_offset, k_offset);           \
-  }
-
-POSENC_DISPATCH_ENCODINGS(float, enc_f32)
-POSENC_DISPATCH_ENCODINGS(bf16, enc_bf16)
-POSENC_DISPATCH_ENCODINGS(f16, enc_f16)
-
-#undef POSENC_DISPATCH_ENCODINGS
+POSENC_DISPATCHED_KERNELS(POSENC_DISPATCH_ENTRY_POINT, float, POSENC_NO_DEFAULT_ARGUMENT)
+POSENC_DISPATCHED_KERNELS(POSENC_DISPATCH_ENTRY_POINT, bf16, POSENC_NO_DEFAULT_ARGUMENT)
+POSENC_DISPATCHED_KERNELS(POSENC_DISPATCH_ENTRY_POINT, f16, POSENC_NO_DEFAULT_ARGUMENT)
+#undef POSENC_DISPATCH_ENTRY_POINT
 
 }  // namespace posenc::kernels::dispatch

@@ -2,8 +2,8 @@
 // xsimd::fma3<xsimd::avx2> (src/kernels/meson.build).
 #include "isa_entry.hpp"
 
-#if !POSENC_KERNELS_XSIMD
-#error "isa_avx2.cpp needs xsimd"
+#if !POSENC_SIMD
+#error "isa_avx2.cpp needs xsimd (POSENC_SIMD, posenc/kernels/detail/simd.hpp)"
 #endif
 
 static_assert(std::is_same_v<xsimd::default_arch, xsimd::fma3<xsimd::avx2>>,

@@ -2,8 +2,8 @@
 // checked to be the xsimd architecture xsimd::avx512bw (src/kernels/meson.build).
 #include "isa_entry.hpp"
 
-#if !POSENC_KERNELS_XSIMD
-#error "isa_avx512bw.cpp needs xsimd"
+#if !POSENC_SIMD
+#error "isa_avx512bw.cpp needs xsimd (POSENC_SIMD, posenc/kernels/detail/simd.hpp)"
 #endif
 
 static_assert(std::is_same_v<xsimd::default_arch, xsimd::avx512bw>,

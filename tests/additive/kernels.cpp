@@ -116,7 +116,7 @@ void check_sinusoidal(std::size_t tokens, std::size_t heads, std::size_t hd, int
       const std::size_t off = static_cast<std::size_t>(view.at(t, h) - in.data());
       REQUIRE(std::memcmp(inplace.data() + off, ref.data() + off, hd * sizeof(T)) == 0);
     }
-#if POSENC_ENCODINGS_SIMD
+#if POSENC_SIMD
   std::vector<T> explicit_out(n);
   REQUIRE(simd::add_sinusoidal<xsimd::default_arch, T>(
               tv, in_v, layout_view(explicit_out.data(), tokens, heads, hd, layout), pos) ==
@@ -268,7 +268,7 @@ void check_alibi(std::size_t heads, std::size_t q_len, std::size_t k_len, alibi_
           const std::size_t off = h * head_stride + i * q_stride + j;
           REQUIRE(std::memcmp(&in[off], &ref[off], sizeof(T)) == 0);
         }
-#if POSENC_ENCODINGS_SIMD
+#if POSENC_SIMD
   std::vector<T> ex = in;
   REQUIRE(simd::add_alibi_bias<xsimd::default_arch, T>(
               slopes, {ex.data(), heads, q_len, k_len, head_stride, q_stride}, v, q_off, k_off) ==

@@ -131,19 +131,35 @@ install)
   [ "$link_objects" = "$members" ] ||
     fail "libposenc_kernels.so was linked from '$(tr '\n' ' ' <<< "$link_objects")'"
 
-  # Every function that posenc/kernels/dispatch.hpp declares out of line at namespace scope (a
-  # line at column 0 that starts with a type and opens a parameter list, not inline, constexpr
-  # or a template, which the header defines itself), with its number of overloads, must be
-  # exported by the shared library.
+  # Every function that posenc/kernels/dispatch.hpp declares out of line at namespace scope, with
+  # its number of overloads, must be exported by the shared library: the functions written out (a
+  # line at column 0 that starts with a type and opens a parameter list, not inline, constexpr or
+  # a template, which the header defines itself), and the entry points it declares from the kernel
+  # list, one per entry for each of float, bf16 and f16 (the staged
+  # posenc/kernels/detail/kernel_list.hpp, expanded by the preprocessor).
   exports=$(nm -D -C --defined-only "$lib_dir/libposenc_kernels.so" | cut -d' ' -f3-)
-  declared=$(awk '
+  written=$(awk '
     /^template/ { template_line = NR }
     /^[A-Za-z_][A-Za-z0-9_:<>, ]*[ *&]+[a-z_][a-z0-9_]*\(/ &&
       !/^(inline|constexpr|static|using|struct|enum|namespace|return|template) / &&
       template_line != NR - 1 {
       sub(/\(.*/, ""); sub(/.*[ *&]/, ""); print
-    }' "$include_dir/posenc/kernels/dispatch.hpp" | sort | uniq -c)
-  [ "$(wc -l <<< "$declared")" -ge 5 ] || fail "found too few declarations in dispatch.hpp: $declared"
+    }' "$include_dir/posenc/kernels/dispatch.hpp")
+  [ "$(wc -l <<< "$written")" -ge 5 ] || fail "found too few declarations in dispatch.hpp: $written"
+  listed=$(printf '%s\n' '#include <posenc/kernels/detail/kernel_list.hpp>' \
+      '#define POSENC_ENTRY_NAME(T, group, member, function, ...) posenc_entry_point function' \
+      'POSENC_DISPATCHED_KERNELS(POSENC_ENTRY_NAME, float, POSENC_NO_DEFAULT_ARGUMENT)' |
+    "${cxx[@]}" -std=c++20 -E -P -I"$include_dir" -x c++ - |
+    grep -oE 'posenc_entry_point [a-z_0-9]+' | cut -d' ' -f2) ||
+    fail "could not expand the kernel list of posenc/kernels/detail/kernel_list.hpp"
+  [ "$(wc -l <<< "$listed")" -ge 8 ] || fail "found too few kernels in the kernel list: $listed"
+  declared=$written
+  for type in float bf16 f16; do
+    grep -qE "^POSENC_DISPATCHED_KERNELS\([A-Z_]+, $type, " "$include_dir/posenc/kernels/dispatch.hpp" ||
+      fail "dispatch.hpp does not declare the entry points of the kernel list for $type"
+    declared+=$'\n'$listed
+  done
+  declared=$(sort <<< "$declared" | uniq -c)
   while read -r count name; do
     got=$(grep -cE "^posenc::kernels::dispatch::$name\(" <<< "$exports" || true)
     echo "exported: $name x$got (declared x$count)"

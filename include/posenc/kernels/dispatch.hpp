@@ -9,9 +9,11 @@
 // Each ISA's RoPE kernels are bit-identical to rope_reference(..., isa.fma): fused multiply-adds
 // where the ISA has FMA, separate multiply and add otherwise. So results can differ in the last
 // bit between a machine that picks an FMA ISA and one that does not; force one ISA with POSENC_ISA
-// (below) when bit-reproducibility across machines matters. The other encodings' kernels
-// (add_sinusoidal, add_learned, add_alibi_bias) never fuse: every ISA gives the bits of their
-// *_reference kernels.
+// (below) when bit-reproducibility across machines matters. The additive kernels (add_sinusoidal,
+// add_learned, add_alibi_bias) never fuse: every ISA gives the bits of their *_reference kernels.
+//
+// The kernels, their entry points and the members of an ISA entry all follow from one list,
+// posenc/kernels/detail/kernel_list.hpp.
 //
 // Choice (made once, at the first call):
 //   1. the environment variable POSENC_ISA, if set to the name of a compiled ISA the CPU supports
@@ -21,26 +23,17 @@
 //      compiler's CPU-feature test, which also checks that the OS saves the wide registers).
 #pragma once
 
-#include <concepts>
 #include <cstdint>
 #include <span>
 #include <type_traits>
 
+#include <posenc/kernels/detail/kernel_list.hpp>
 #include <posenc/kernels/error.hpp>
 #include <posenc/kernels/rope_reference.hpp>
 #include <posenc/kernels/rope_table.hpp>
 #include <posenc/kernels/storage.hpp>
 #include <posenc/kernels/tensor.hpp>
-#include <posenc/spec/alibi.hpp>
 #include <posenc/tables/learned.hpp>
-#include <posenc/tables/sinusoidal.hpp>
-
-namespace posenc::kernels {
-// Defined in posenc/kernels/alibi.hpp (with dense_scores), which callers of add_alibi_bias include;
-// declared here so that this header stays free of the SIMD kernels.
-template <class T>
-struct score_view;
-}  // namespace posenc::kernels
 
 namespace posenc::kernels::dispatch {
 
@@ -57,49 +50,46 @@ concept entry_storage_type =
 static_assert(std::is_trivially_copyable_v<token_positions> &&
               std::is_trivially_copyable_v<rope_table>);
 
-// The RoPE kernels of one ISA for one storage type (signatures of posenc/kernels/rope.hpp).
-template <entry_storage_type T>
-using rope_fn = kernel_error (*)(const rope_table&, tensor_view<const T>, tensor_view<T>,
-                                 token_positions);
-template <entry_storage_type T>
-using rope_in_place_fn = kernel_error (*)(const rope_table&, tensor_view<T>, token_positions);
-template <entry_storage_type T>
-using rope_qk_fn = kernel_error (*)(const rope_table&, tensor_view<const T>, tensor_view<T>,
-                                    tensor_view<const T>, tensor_view<T>, token_positions);
+// <member>_fn<T>: the function pointer type of each kernel of the list (apply_fn,
+// apply_in_place_fn, apply_qk_fn, add_sinusoidal_fn, add_sinusoidal_in_place_fn, add_learned_fn,
+// add_learned_in_place_fn, add_alibi_bias_fn), the signature of its header-only kernel.
+#define POSENC_KERNEL_FN(T, group, member, function, reference, params, args) \
+  template <entry_storage_type T>                                             \
+  using member##_fn = kernel_error(*) params;
+POSENC_DISPATCHED_KERNELS(POSENC_KERNEL_FN, T, POSENC_NO_DEFAULT_ARGUMENT)
+#undef POSENC_KERNEL_FN
 
+#define POSENC_KERNEL_MEMBER(T, group, member, function, reference, params, args) \
+  member##_fn<T> member = nullptr;
+
+// The RoPE kernels of one ISA for one storage type (posenc/kernels/rope.hpp): apply,
+// apply_in_place, apply_qk.
 template <entry_storage_type T>
 struct rope_kernels {
-  rope_fn<T> apply = nullptr;
-  rope_in_place_fn<T> apply_in_place = nullptr;
-  rope_qk_fn<T> apply_qk = nullptr;
+  POSENC_ROPE_KERNELS(POSENC_KERNEL_MEMBER, T, POSENC_NO_DEFAULT_ARGUMENT)
 };
 
-// The kernels of the other encodings of one ISA for one storage type (signatures of
-// posenc/kernels/sinusoidal.hpp, learned.hpp and alibi.hpp).
+// The additive kernels of one ISA for one storage type (posenc/kernels/sinusoidal.hpp,
+// learned.hpp, alibi.hpp): add_sinusoidal, add_sinusoidal_in_place, add_learned,
+// add_learned_in_place, add_alibi_bias.
 template <entry_storage_type T>
-using add_sinusoidal_fn = kernel_error (*)(const sinusoidal_table_view<float>&,
-                                           tensor_view<const T>, tensor_view<T>, token_positions);
-template <entry_storage_type T>
-using add_sinusoidal_in_place_fn = kernel_error (*)(const sinusoidal_table_view<float>&,
-                                                    tensor_view<T>, token_positions);
-template <entry_storage_type T>
-using add_learned_fn = kernel_error (*)(const learned_table_view<T>&, tensor_view<const T>,
-                                        tensor_view<T>, token_positions);
-template <entry_storage_type T>
-using add_learned_in_place_fn = kernel_error (*)(const learned_table_view<T>&, tensor_view<T>,
-                                                 token_positions);
-template <entry_storage_type T>
-using add_alibi_bias_fn = kernel_error (*)(std::span<const float>, score_view<T>, alibi_variant,
-                                           std::uint64_t, std::uint64_t);
-
-template <entry_storage_type T>
-struct encoding_kernels {
-  add_sinusoidal_fn<T> add_sinusoidal = nullptr;
-  add_sinusoidal_in_place_fn<T> add_sinusoidal_in_place = nullptr;
-  add_learned_fn<T> add_learned = nullptr;
-  add_learned_in_place_fn<T> add_learned_in_place = nullptr;
-  add_alibi_bias_fn<T> add_alibi_bias = nullptr;
+struct additive_kernels {
+  POSENC_ADDITIVE_KERNELS(POSENC_KERNEL_MEMBER, T, POSENC_NO_DEFAULT_ARGUMENT)
 };
+
+#undef POSENC_KERNEL_MEMBER
+
+// Earlier names.
+template <entry_storage_type T>
+using rope_fn [[deprecated("posenc: use dispatch::apply_fn")]] = apply_fn<T>;
+template <entry_storage_type T>
+using rope_in_place_fn [[deprecated("posenc: use dispatch::apply_in_place_fn")]] =
+    apply_in_place_fn<T>;
+template <entry_storage_type T>
+using rope_qk_fn [[deprecated("posenc: use dispatch::apply_qk_fn")]] = apply_qk_fn<T>;
+template <entry_storage_type T>
+using encoding_kernels [[deprecated("posenc: use dispatch::additive_kernels")]] =
+    additive_kernels<T>;
 
 // One compiled ISA: its name, whether this CPU (and OS) can run it, its multiply-add mode, and
 // its kernels. Calling the kernels of an entry with supported == false is undefined (illegal
@@ -112,9 +102,9 @@ struct isa_kernels {
   rope_kernels<float> rope_f32;
   rope_kernels<bf16> rope_bf16;
   rope_kernels<f16> rope_f16;
-  encoding_kernels<float> enc_f32;
-  encoding_kernels<bf16> enc_bf16;
-  encoding_kernels<f16> enc_f16;
+  additive_kernels<float> additive_f32;
+  additive_kernels<bf16> additive_bf16;
+  additive_kernels<f16> additive_f16;
 
   template <entry_storage_type T>
   constexpr const rope_kernels<T>& rope() const {
@@ -128,14 +118,20 @@ struct isa_kernels {
   }
 
   template <entry_storage_type T>
-  constexpr const encoding_kernels<T>& encodings() const {
+  constexpr const additive_kernels<T>& additive() const {
     if constexpr (std::is_same_v<T, float>) {
-      return enc_f32;
+      return additive_f32;
     } else if constexpr (std::is_same_v<T, bf16>) {
-      return enc_bf16;
+      return additive_bf16;
     } else {
-      return enc_f16;
+      return additive_f16;
     }
+  }
+
+  template <entry_storage_type T>
+  [[deprecated("posenc: use isa_kernels::additive<T>()")]] constexpr const additive_kernels<T>&
+  encodings() const {
+    return additive<T>();
   }
 };
 
@@ -158,70 +154,20 @@ enum class isa_request : std::uint8_t {
 };
 isa_request isa_override();
 
-// The kernels of posenc/kernels/rope.hpp, run with active(). Same arguments, errors and results
-// (bit for bit rope_reference(..., active().fma)).
-kernel_error apply_rope(const rope_table& table, tensor_view<const float> in,
-                        tensor_view<float> out, token_positions pos);
-kernel_error apply_rope(const rope_table& table, tensor_view<const bf16> in, tensor_view<bf16> out,
-                        token_positions pos);
-kernel_error apply_rope(const rope_table& table, tensor_view<const f16> in, tensor_view<f16> out,
-                        token_positions pos);
-
-kernel_error apply_rope(const rope_table& table, tensor_view<float> x, token_positions pos);
-kernel_error apply_rope(const rope_table& table, tensor_view<bf16> x, token_positions pos);
-kernel_error apply_rope(const rope_table& table, tensor_view<f16> x, token_positions pos);
-
-kernel_error apply_rope_qk(const rope_table& table, tensor_view<const float> q_in,
-                           tensor_view<float> q_out, tensor_view<const float> k_in,
-                           tensor_view<float> k_out, token_positions pos);
-kernel_error apply_rope_qk(const rope_table& table, tensor_view<const bf16> q_in,
-                           tensor_view<bf16> q_out, tensor_view<const bf16> k_in,
-                           tensor_view<bf16> k_out, token_positions pos);
-kernel_error apply_rope_qk(const rope_table& table, tensor_view<const f16> q_in,
-                           tensor_view<f16> q_out, tensor_view<const f16> k_in,
-                           tensor_view<f16> k_out, token_positions pos);
-
-// The kernels of posenc/kernels/sinusoidal.hpp, learned.hpp and alibi.hpp, run with active().
-// Same arguments, errors and results (bit for bit the *_reference kernels: one float operation
-// per element, no fused multiply-add on any ISA, so every entry gives the same bits).
-kernel_error add_sinusoidal(const sinusoidal_table_view<float>& table, tensor_view<const float> in,
-                            tensor_view<float> out, token_positions pos);
-kernel_error add_sinusoidal(const sinusoidal_table_view<float>& table, tensor_view<const bf16> in,
-                            tensor_view<bf16> out, token_positions pos);
-kernel_error add_sinusoidal(const sinusoidal_table_view<float>& table, tensor_view<const f16> in,
-                            tensor_view<f16> out, token_positions pos);
-
-kernel_error add_sinusoidal(const sinusoidal_table_view<float>& table, tensor_view<float> x,
-                            token_positions pos);
-kernel_error add_sinusoidal(const sinusoidal_table_view<float>& table, tensor_view<bf16> x,
-                            token_positions pos);
-kernel_error add_sinusoidal(const sinusoidal_table_view<float>& table, tensor_view<f16> x,
-                            token_positions pos);
-
-kernel_error add_learned(const learned_table_view<float>& table, tensor_view<const float> in,
-                         tensor_view<float> out, token_positions pos);
-kernel_error add_learned(const learned_table_view<bf16>& table, tensor_view<const bf16> in,
-                         tensor_view<bf16> out, token_positions pos);
-kernel_error add_learned(const learned_table_view<f16>& table, tensor_view<const f16> in,
-                         tensor_view<f16> out, token_positions pos);
-
-kernel_error add_learned(const learned_table_view<float>& table, tensor_view<float> x,
-                         token_positions pos);
-kernel_error add_learned(const learned_table_view<bf16>& table, tensor_view<bf16> x,
-                         token_positions pos);
-kernel_error add_learned(const learned_table_view<f16>& table, tensor_view<f16> x,
-                         token_positions pos);
-
-// score_view is complete in posenc/kernels/alibi.hpp.
-kernel_error add_alibi_bias(std::span<const float> slopes, score_view<float> scores,
-                            alibi_variant variant, std::uint64_t q_offset = 0,
-                            std::uint64_t k_offset = 0);
-kernel_error add_alibi_bias(std::span<const float> slopes, score_view<bf16> scores,
-                            alibi_variant variant, std::uint64_t q_offset = 0,
-                            std::uint64_t k_offset = 0);
-kernel_error add_alibi_bias(std::span<const float> slopes, score_view<f16> scores,
-                            alibi_variant variant, std::uint64_t q_offset = 0,
-                            std::uint64_t k_offset = 0);
+// The entry points: every kernel of the list, run with active(), for float, bf16 and f16. Same
+// arguments, errors and results as the header-only kernels: for RoPE (apply_rope out of place and
+// in place, apply_rope_qk; posenc/kernels/rope.hpp) bit for bit rope_reference(...,
+// active().fma); for the additive kernels (add_sinusoidal and add_learned out of place and in
+// place, add_alibi_bias(slopes, scores, variant, q_offset = 0, k_offset = 0);
+// posenc/kernels/sinusoidal.hpp, learned.hpp, alibi.hpp) bit for bit their *_reference kernels
+// (one float operation per element, no fused multiply-add on any ISA, so every entry gives the
+// same bits).
+#define POSENC_KERNEL_ENTRY_POINT(T, group, member, function, reference, params, args) \
+  kernel_error function params;
+POSENC_DISPATCHED_KERNELS(POSENC_KERNEL_ENTRY_POINT, float, POSENC_DEFAULT_ARGUMENT)
+POSENC_DISPATCHED_KERNELS(POSENC_KERNEL_ENTRY_POINT, bf16, POSENC_DEFAULT_ARGUMENT)
+POSENC_DISPATCHED_KERNELS(POSENC_KERNEL_ENTRY_POINT, f16, POSENC_DEFAULT_ARGUMENT)
+#undef POSENC_KERNEL_ENTRY_POINT
 
 #if POSENC_HAS_FLOAT16
 // _Float16 storage: the f16 kernels, on the same memory. A _Float16 and an f16 are both the 2
@@ -245,59 +191,34 @@ inline tensor_view<const f16> as_f16(tensor_view<const _Float16> v) {
 inline learned_table_view<f16> as_f16(const learned_table_view<_Float16>& t) {
   return {reinterpret_cast<const f16*>(t.data), t.rows, t.dim, t.offset};
 }
-// U, as a type that depends on S (so that it need not be complete before S is known).
-template <class S, class U>
-struct dependent_type {
-  using type = U;
+inline score_view<f16> as_f16(score_view<_Float16> s) {
+  return {reinterpret_cast<f16*>(s.data), s.heads, s.q_len, s.k_len, s.head_stride, s.q_stride};
+}
+// Every other argument (tables of float, positions, slopes, ...) as it is.
+template <class A>
+constexpr const A& as_f16(const A& a) {
+  return a;
+}
+
+// f16 kernel f, called with the _Float16 arguments as f16 ones.
+template <class... P>
+struct on_f16 {
+  kernel_error (*f)(P...);
+  template <class... A>
+  kernel_error operator()(const A&... a) const {
+    return f(as_f16(a)...);
+  }
 };
+template <class... P>
+on_f16(kernel_error (*)(P...)) -> on_f16<P...>;
 }  // namespace detail
 
-inline kernel_error apply_rope(const rope_table& table, tensor_view<const _Float16> in,
-                               tensor_view<_Float16> out, token_positions pos) {
-  return apply_rope(table, detail::as_f16(in), detail::as_f16(out), pos);
-}
-inline kernel_error apply_rope(const rope_table& table, tensor_view<_Float16> x,
-                               token_positions pos) {
-  return apply_rope(table, detail::as_f16(x), pos);
-}
-inline kernel_error apply_rope_qk(const rope_table& table, tensor_view<const _Float16> q_in,
-                                  tensor_view<_Float16> q_out, tensor_view<const _Float16> k_in,
-                                  tensor_view<_Float16> k_out, token_positions pos) {
-  return apply_rope_qk(table, detail::as_f16(q_in), detail::as_f16(q_out), detail::as_f16(k_in),
-                       detail::as_f16(k_out), pos);
-}
-inline kernel_error add_sinusoidal(const sinusoidal_table_view<float>& table,
-                                   tensor_view<const _Float16> in, tensor_view<_Float16> out,
-                                   token_positions pos) {
-  return add_sinusoidal(table, detail::as_f16(in), detail::as_f16(out), pos);
-}
-inline kernel_error add_sinusoidal(const sinusoidal_table_view<float>& table,
-                                   tensor_view<_Float16> x, token_positions pos) {
-  return add_sinusoidal(table, detail::as_f16(x), pos);
-}
-inline kernel_error add_learned(const learned_table_view<_Float16>& table,
-                                tensor_view<const _Float16> in, tensor_view<_Float16> out,
-                                token_positions pos) {
-  return add_learned(detail::as_f16(table), detail::as_f16(in), detail::as_f16(out), pos);
-}
-inline kernel_error add_learned(const learned_table_view<_Float16>& table, tensor_view<_Float16> x,
-                                token_positions pos) {
-  return add_learned(detail::as_f16(table), detail::as_f16(x), pos);
-}
-// A template only so that score_view (complete in posenc/kernels/alibi.hpp, which the caller has
-// included to build one) is needed where it is called rather than here.
-template <std::same_as<score_view<_Float16>> S>
-kernel_error add_alibi_bias(std::span<const float> slopes, S scores, alibi_variant variant,
-                            std::uint64_t q_offset = 0, std::uint64_t k_offset = 0) {
-  typename detail::dependent_type<S, score_view<f16>>::type s;
-  s.data = reinterpret_cast<f16*>(scores.data);
-  s.heads = scores.heads;
-  s.q_len = scores.q_len;
-  s.k_len = scores.k_len;
-  s.head_stride = scores.head_stride;
-  s.q_stride = scores.q_stride;
-  return add_alibi_bias(slopes, s, variant, q_offset, k_offset);
-}
+#define POSENC_KERNEL_FLOAT16(T, group, member, function, reference, params, args) \
+  inline kernel_error function params {                                            \
+    return detail::on_f16{member##_fn<f16>(&function)} args;                       \
+  }
+POSENC_DISPATCHED_KERNELS(POSENC_KERNEL_FLOAT16, _Float16, POSENC_DEFAULT_ARGUMENT)
+#undef POSENC_KERNEL_FLOAT16
 #endif
 
 }  // namespace posenc::kernels::dispatch

@@ -9,29 +9,23 @@
 // machine is the dispatch library's (src/kernels).
 #pragma once
 
+#include <posenc/kernels/detail/simd.hpp>
 #include <posenc/kernels/error.hpp>
 #include <posenc/kernels/rope_reference.hpp>
 #include <posenc/kernels/rope_table.hpp>
 #include <posenc/kernels/storage.hpp>
 #include <posenc/kernels/tensor.hpp>
-
-#include <posenc/kernels/detail/xsimd_config.hpp>
-#if defined(POSENC_KERNELS_SIMD)
+#if POSENC_SIMD
 #include <posenc/kernels/simd/rope.hpp>
 #endif
 
 namespace posenc::kernels {
 
-#if defined(POSENC_KERNELS_SIMD)
-// The architecture of the entry points below.
-using build_arch = xsimd::default_arch;
-// Name of the build-time architecture: xsimd's name ("sse2", "fma3+avx2", "avx512bw", "arm64+neon"
-// for neon64, ...) or "scalar".
-inline constexpr const char* build_arch_name = build_arch::name();
-// The FMA pattern of the entry points below (rope_reference with this mode gives the same bits).
+// The FMA pattern of the entry points below (rope_reference with this mode gives the same bits);
+// build_arch and build_arch_name are in detail/simd.hpp.
+#if POSENC_SIMD
 inline constexpr fma_mode build_fma_mode = simd::fma_mode_of<build_arch>;
 #else
-inline constexpr const char* build_arch_name = "scalar";
 inline constexpr fma_mode build_fma_mode = fma_mode::unfused;
 #endif
 
@@ -40,7 +34,7 @@ inline constexpr fma_mode build_fma_mode = fma_mode::unfused;
 template <storage_type T>
 kernel_error apply_rope(const rope_table& table, tensor_view<const T> in, tensor_view<T> out,
                         token_positions pos) {
-#if defined(POSENC_KERNELS_SIMD)
+#if POSENC_SIMD
   return simd::apply_rope<build_arch, T>(table, in, out, pos);
 #else
   return rope_reference<T>(table, in, out, pos, fma_mode::unfused);
@@ -57,7 +51,7 @@ kernel_error apply_rope(const rope_table& table, tensor_view<T> x, token_positio
 template <storage_type T>
 kernel_error apply_rope_qk(const rope_table& table, tensor_view<const T> q_in, tensor_view<T> q_out,
                            tensor_view<const T> k_in, tensor_view<T> k_out, token_positions pos) {
-#if defined(POSENC_KERNELS_SIMD)
+#if POSENC_SIMD
   return simd::apply_rope_qk<build_arch, T>(table, q_in, q_out, k_in, k_out, pos);
 #else
   return rope_reference_qk<T>(table, q_in, q_out, k_in, k_out, pos, fma_mode::unfused);

@@ -1,8 +1,8 @@
 // The scalar reference of the RoPE kernels: the definition every SIMD kernel is tested against.
 //
-// For each token t at position p = pos.at(t), each head, and each pair i of channels (a, b)
-// (interleaved: a = 2i, b = 2i + 1; half: a = i, b = i + R/2), with c = cos_i(p), s = sin_i(p)
-// from the table:
+// For each token t at position p = pos.at(t), each head, and each pair i of channels (a, b) =
+// pair_channels(layout, R, i) (interleaved: (2i, 2i + 1); half: (i, i + R/2)), with c = cos_i(p),
+// s = sin_i(p) from the table:
 //   y_a = x_a * c - x_b * s,   y_b = x_b * c + x_a * s          (RoFormer eq. 34; HF rotate_half)
 // computed in float from the widened inputs and rounded once to the storage type. Channels >= R
 // are copied unchanged (partial rotary). The operation order is fixed so that SIMD kernels can be
@@ -83,10 +83,9 @@ inline float rope_mul_add(float x, float c, float y_times_s, fma_mode mode) {
 template <storage_type T>
 void rope_reference_pairs(const rope_table& t, const float* cs, const float* sn, std::size_t i0,
                           std::size_t i1, const T* x, T* y, fma_mode mode) {
-  const std::size_t h = t.rotary_dim / 2;
   for (std::size_t i = i0; i < i1; ++i) {
-    const std::size_t a = t.layout == rope_layout::interleaved ? 2 * i : i;
-    const std::size_t b = t.layout == rope_layout::interleaved ? 2 * i + 1 : i + h;
+    const channel_pair ch = pair_channels(t.layout, t.rotary_dim, static_cast<std::uint32_t>(i));
+    const std::size_t a = ch.first, b = ch.second;
     float ca, cb, sa, sb;
     if (t.format == rope_table_format::compact) {
       ca = cb = cs[i - i0];

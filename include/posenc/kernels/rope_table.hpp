@@ -6,7 +6,7 @@
 //           build_rope_cache and runtime_rope_cache (run time) all feed the kernels unchanged.
 //           The smallest form (4 * R bytes a position): the one for flash.
 // expanded: row p holds R entries laid out like the channels they multiply: for each pair (a, b)
-//           of channels (interleaved: a = 2i, b = 2i + 1; half: a = i, b = i + R/2)
+//           of channels (pair_channels: interleaved a = 2i, b = 2i + 1; half a = i, b = i + R/2)
 //             cos[p * R + a] = cos[p * R + b] = cos_i,  sin[p * R + a] = -sin_i,  sin[p * R + b] =
 //             sin_i
 //           so that y = x * cos + swap(x) * sin channel by channel, swap exchanging the two
@@ -129,8 +129,9 @@ constexpr void expand_rope_cache(const rope_cache_view<float>& cache, rope_layou
   for (std::size_t p = 0; p < cache.positions; ++p) {
     for (std::size_t i = 0; i < h; ++i) {
       const float c = cache.cos[p * h + i], s = cache.sin[p * h + i];
-      const std::size_t a = layout == rope_layout::interleaved ? 2 * i : i;
-      const std::size_t b = layout == rope_layout::interleaved ? 2 * i + 1 : i + h;
+      const channel_pair ch =
+          pair_channels(layout, static_cast<std::uint32_t>(r), static_cast<std::uint32_t>(i));
+      const std::size_t a = ch.first, b = ch.second;
       cos_out[p * r + a] = c;
       cos_out[p * r + b] = c;
       sin_out[p * r + a] = -s;

@@ -1,5 +1,6 @@
-// What the kernels read and write: strided views of [tokens, heads, head_dim] tensors, and the
-// positions of their tokens. Views never own memory; kernels never allocate.
+// What the kernels read and write: strided views of [tokens, heads, head_dim] tensors and of
+// [heads, q_len, k_len] blocks of attention scores, and the positions of tokens. Views never own
+// memory; kernels never allocate.
 #pragma once
 
 #include <cstddef>
@@ -42,6 +43,30 @@ template <class T>
 constexpr tensor_view<T> dense(T* data, std::size_t tokens, std::size_t heads,
                                std::size_t head_dim) {
   return {data, tokens, heads, head_dim, heads * head_dim, head_dim};
+}
+
+// A [heads, q_len, k_len] block of attention scores (the ALiBi kernels' operand); element
+// (h, i, j) at data[h * head_stride + i * q_stride + j].
+template <class T>
+struct score_view {
+  T* data = nullptr;
+  std::size_t heads = 0;
+  std::size_t q_len = 0;
+  std::size_t k_len = 0;
+  std::size_t head_stride = 0;
+  std::size_t q_stride = 0;
+
+  constexpr T* row(std::size_t h, std::size_t i) const {
+    return data + h * head_stride + i * q_stride;
+  }
+  constexpr bool empty() const { return heads == 0 || q_len == 0 || k_len == 0; }
+};
+
+// A densely packed block.
+template <class T>
+constexpr score_view<T> dense_scores(T* data, std::size_t heads, std::size_t q_len,
+                                     std::size_t k_len) {
+  return {data, heads, q_len, k_len, q_len * k_len, k_len};
 }
 
 namespace detail {

@@ -333,6 +333,25 @@ TEST_CASE("kernels/dispatch: the registry", "[dispatch]") {
 #endif
 }
 
+TEST_CASE("kernels/dispatch: every entry has every kernel of the list", "[dispatch]") {
+  // Every entry of posenc/kernels/detail/kernel_list.hpp, for each storage type with kernels of
+  // its own; the count changes only with the list.
+  for (const d::isa_kernels& isa : d::compiled_isas()) {
+    INFO(isa.name);
+    std::size_t kernels = 0;
+#define POSENC_TEST_KERNEL_SET(T, group, member, function, reference, params, args) \
+  CHECK(isa.group<T>().member != nullptr);                                          \
+  ++kernels;
+    POSENC_DISPATCHED_KERNELS(POSENC_TEST_KERNEL_SET, float, POSENC_NO_DEFAULT_ARGUMENT)
+    POSENC_DISPATCHED_KERNELS(POSENC_TEST_KERNEL_SET, bf16, POSENC_NO_DEFAULT_ARGUMENT)
+    POSENC_DISPATCHED_KERNELS(POSENC_TEST_KERNEL_SET, f16, POSENC_NO_DEFAULT_ARGUMENT)
+#undef POSENC_TEST_KERNEL_SET
+    // apply, apply_in_place, apply_qk; add_sinusoidal and add_learned out of and in place,
+    // add_alibi_bias: for float, bf16 and f16.
+    CHECK(kernels == 3 * (3 + 5));
+  }
+}
+
 TEST_CASE("kernels/dispatch: the dispatcher picks the best supported ISA", "[dispatch]") {
   const auto isas = d::compiled_isas();
   const d::isa_kernels* best = nullptr;

@@ -11,6 +11,10 @@
 //   (static_cast<float>) and rounded by the compiler's own float -> _Float16 conversion
 //   (static_cast<_Float16>: F16C or libgcc's soft-fp, not posenc's to_f16).
 // - which calls compile: requires-expressions here, and the messages in tests/compile_fail.
+//
+// One file (over 500 lines): both input types go through the same tables of calls (rope_calls,
+// add_calls: the header-only kernels, the references and every ISA's entry) and the same test
+// data, which are most of it; split, they would be a header shared by two test programs.
 #include <posenc/kernels.hpp>
 #include <posenc/kernels/dispatch.hpp>
 #include <posenc/tables/runtime_rope_cache.hpp>
@@ -432,7 +436,7 @@ add_calls<T> header_add() {
 
 template <class T>
 add_calls<T> isa_add(const pd::isa_kernels& isa) {
-  const pd::encoding_kernels<T>& k = isa.encodings<T>();
+  const pd::additive_kernels<T>& k = isa.additive<T>();
   return {k.add_learned, k.add_learned_in_place, k.add_sinusoidal, k.add_sinusoidal_in_place};
 }
 

@@ -12,14 +12,31 @@
 #include <cstdint>
 #include <span>
 
-#include <posenc/kernels/alibi.hpp>
+#include <posenc/kernels/alibi_reference.hpp>
+#include <posenc/kernels/detail/batch.hpp>
 #include <posenc/kernels/error.hpp>
-#include <posenc/kernels/simd/learned.hpp>
 #include <posenc/kernels/storage.hpp>
+#include <posenc/kernels/tensor.hpp>
+#include <posenc/spec/alibi.hpp>
 
 namespace posenc::kernels::simd {
 
 namespace detail {
+// Keeps the compiler from fusing the value's computation with a later addition (GCC contracts
+// vector a*b+c into an FMA when FMA is enabled, across statements; an empty asm statement that
+// claims to modify the register stops it). The scalar code has the same barrier
+// (kernels::detail::alibi_product), so both round the product once.
+template <class B>
+inline void opaque(B& v) {
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+  __asm__("" : "+v"(v.data));
+#elif defined(__GNUC__) && defined(__aarch64__)
+  __asm__("" : "+w"(v.data));
+#else
+  static_cast<void>(v);
+#endif
+}
+
 template <class Arch>
 fbatch<Arch> iota() {
   alignas(Arch::alignment()) float v[fbatch<Arch>::size];

@@ -1,13 +1,12 @@
-// xsimd kernel adding a sinusoidal table, for one architecture Arch (explicitly instantiable per
-// ISA: template <class Arch, storage_type T> simd::add_sinusoidal). Same loop as add_learned
-// (kernels/simd/learned.hpp) over float table rows; bit-identical to the scalar reference.
+// The xsimd kernel adding a sinusoidal table, for one architecture Arch (explicitly instantiable
+// per ISA: template <class Arch, storage_type T> simd::add_sinusoidal): the additive SIMD loop
+// (detail/additive_simd.hpp) over the float table's rows, bit-identical to
+// add_sinusoidal_reference.
 #pragma once
 
-#include <xsimd/xsimd.hpp>
-
+#include <posenc/kernels/detail/additive_simd.hpp>
 #include <posenc/kernels/error.hpp>
-#include <posenc/kernels/simd/learned.hpp>
-#include <posenc/kernels/sinusoidal.hpp>
+#include <posenc/kernels/sinusoidal_reference.hpp>
 #include <posenc/kernels/storage.hpp>
 #include <posenc/kernels/tensor.hpp>
 #include <posenc/tables/sinusoidal.hpp>
@@ -17,11 +16,7 @@ namespace posenc::kernels::simd {
 template <class Arch, storage_type T>
 kernel_error add_sinusoidal(const sinusoidal_table_view<float>& table, tensor_view<const T> in,
                             tensor_view<T> out, token_positions pos) {
-  const kernels::detail::table_rows<float> rows = kernels::detail::rows_of(table);
-  if (const kernel_error e = kernels::detail::check_add(rows, in, out, pos); e != kernel_error::ok)
-    return e;
-  detail::add_rows<Arch>(rows, in, out, pos);
-  return kernel_error::ok;
+  return detail::add_table<Arch>(kernels::detail::rows_of(table), in, out, pos);
 }
 
 template <class Arch, storage_type T>

@@ -1,0 +1,75 @@
+// The kernels of the runtime-dispatch library posenc_kernels, one entry each: adding a dispatched
+// kernel is adding its entry here (docs/design.md, "How to add a kernel"). From an entry follow
+// - the type <member>_fn<T> of its function pointer and that member of rope_kernels<T> or
+//   additive_kernels<T>, the groups of an ISA entry (isa_kernels, kernels/dispatch.hpp);
+// - its entry points in posenc::kernels::dispatch: one per storage type (float, bf16, f16),
+//   exported by the library, and an inline _Float16 one where POSENC_HAS_FLOAT16
+//   (kernels/dispatch.hpp, src/kernels/dispatch.cpp);
+// - its pointer in each ISA's entry, &simd::<function><Arch, T>, and in the scalar entry, a
+//   function calling <reference><T>(args) (src/kernels/isa_entry.hpp).
+//
+// A list is applied as POSENC_<GROUP>_KERNELS(X, T, D):
+//   X  a macro of one entry: X(T, group, member, function, reference, params, args)
+//   T  the storage type the parameters are written for: float, bf16, f16, _Float16, or the name of
+//      a template parameter
+//   D  applied to each default argument: POSENC_DEFAULT_ARGUMENT (D(0) is `= 0`, for
+//      declarations) or POSENC_NO_DEFAULT_ARGUMENT (nothing: definitions, function types)
+// and an entry's columns are
+//   group      rope or additive: the group of isa_kernels that holds the member (isa.rope<T>(),
+//              isa.additive<T>()); each group has its own list
+//   member     the function pointer's name in the group
+//   function   the entry point's name in posenc::kernels::dispatch, which is also the SIMD
+//              kernel's: simd::<function><Arch, T> (posenc/kernels/simd/<name>.hpp)
+//   reference  the scalar reference, called as <reference><T>(args) (RoPE: with rope_reference's
+//              default fma_mode::unfused, the scalar entry's mode); its header is included above
+//   params     the parameter list with names, the signature of the header-only kernel
+//   args       the parameter names, in order
+//
+// The members are laid out in list order, so a new entry changes the layout of isa_kernels: an ABI
+// change (a new minor version while the version is 0.x; src/kernels/meson.build).
+#pragma once
+
+// The scalar reference of each kernel below, which also declares the types of its parameters.
+#include <posenc/kernels/alibi_reference.hpp>
+#include <posenc/kernels/learned_reference.hpp>
+#include <posenc/kernels/rope_reference.hpp>
+#include <posenc/kernels/sinusoidal_reference.hpp>
+
+#define POSENC_DEFAULT_ARGUMENT(value) = value
+#define POSENC_NO_DEFAULT_ARGUMENT(value)
+
+// posenc/kernels/rope.hpp (rope_reference.hpp).
+#define POSENC_ROPE_KERNELS(X, T, D)                                                             \
+  X(T, rope, apply, apply_rope, rope_reference,                                                  \
+    (const rope_table& table, tensor_view<const T> in, tensor_view<T> out, token_positions pos), \
+    (table, in, out, pos))                                                                       \
+  X(T, rope, apply_in_place, apply_rope, rope_reference,                                         \
+    (const rope_table& table, tensor_view<T> x, token_positions pos), (table, x, pos))           \
+  X(T, rope, apply_qk, apply_rope_qk, rope_reference_qk,                                         \
+    (const rope_table& table, tensor_view<const T> q_in, tensor_view<T> q_out,                   \
+     tensor_view<const T> k_in, tensor_view<T> k_out, token_positions pos),                      \
+    (table, q_in, q_out, k_in, k_out, pos))
+
+// posenc/kernels/sinusoidal.hpp, learned.hpp and alibi.hpp (their _reference.hpp).
+#define POSENC_ADDITIVE_KERNELS(X, T, D)                                                          \
+  X(T, additive, add_sinusoidal, add_sinusoidal, add_sinusoidal_reference,                        \
+    (const sinusoidal_table_view<float>& table, tensor_view<const T> in, tensor_view<T> out,      \
+     token_positions pos),                                                                        \
+    (table, in, out, pos))                                                                        \
+  X(T, additive, add_sinusoidal_in_place, add_sinusoidal, add_sinusoidal_reference,               \
+    (const sinusoidal_table_view<float>& table, tensor_view<T> x, token_positions pos),           \
+    (table, x, pos))                                                                              \
+  X(T, additive, add_learned, add_learned, add_learned_reference,                                 \
+    (const learned_table_view<T>& table, tensor_view<const T> in, tensor_view<T> out,             \
+     token_positions pos),                                                                        \
+    (table, in, out, pos))                                                                        \
+  X(T, additive, add_learned_in_place, add_learned, add_learned_reference,                        \
+    (const learned_table_view<T>& table, tensor_view<T> x, token_positions pos), (table, x, pos)) \
+  X(T, additive, add_alibi_bias, add_alibi_bias, add_alibi_bias_reference,                        \
+    (std::span<const float> slopes, score_view<T> scores, alibi_variant variant,                  \
+     std::uint64_t q_offset D(0), std::uint64_t k_offset D(0)),                                   \
+    (slopes, scores, variant, q_offset, k_offset))
+
+// Every dispatched kernel.
+#define POSENC_DISPATCHED_KERNELS(X, T, D) \
+  POSENC_ROPE_KERNELS(X, T, D) POSENC_ADDITIVE_KERNELS(X, T, D)

@@ -1,0 +1,188 @@
+// The float bodies of the RoPE SIMD kernels, for one xsimd architecture Arch: one head vector
+// (half_f32, interleaved_f32; the f16 kernels run these on a widened copy) and every head of a
+// token with each block of the row loaded once (half_f32_heads, interleaved_f32_heads), with
+// optional streaming stores. The layouts are separate code paths: the half bodies take the a and
+// b channels of pair i at i and i + R/2, the interleaved ones at 2i and 2i + 1 (pair_channels,
+// spec/rope.hpp).
+//
+// Part of the RoPE SIMD kernels: included by simd/rope.hpp (inside its GCC 12 AVX-512 diagnostic
+// region), which is the header to include.
+#pragma once
+
+#include <xsimd/xsimd.hpp>
+
+#include <cstddef>
+#include <type_traits>
+
+#include <posenc/kernels/detail/batch.hpp>
+#include <posenc/kernels/simd/rope_ops.hpp>
+#include <posenc/kernels/tensor.hpp>
+
+namespace posenc::kernels::simd::detail {
+
+// Outputs of at least this many bytes per call are written with non-temporal (streaming) stores
+// where the ISA has them and every vector store is aligned: such outputs do not fit in the
+// caches anyway, and a streaming store writes a whole line without first reading it (ordinary
+// stores read each line of the output before overwriting it, a third memory stream besides the
+// input and the output). Smaller outputs stay in the cache for whatever reads them next.
+inline constexpr std::size_t stream_threshold_bytes = std::size_t{32} << 20;
+
+// Calls writing at most this many bytes loop over heads inside each block of the row (see run).
+inline constexpr std::size_t blocks_outer_max_bytes = std::size_t{512} << 10;
+
+// Stores v at p; with Stream (has_stream<Arch> only), as a non-temporal store (p aligned to 64).
+template <class Arch, bool Stream>
+inline void store_f32(float* p, const fbatch<Arch>& v) {
+#if XSIMD_WITH_AVX512F
+  if constexpr (Stream && std::is_base_of_v<xsimd::avx512f, Arch>) {
+    _mm512_stream_ps(p, v);
+    return;
+  }
+#endif
+  v.store_unaligned(p);
+}
+
+// Whether the kernels stream for Arch: only where one vector store is one whole 64-byte cache line
+// (AVX-512). Streaming stores of half lines (AVX2, SSE) measured up to 28x slower here than
+// ordinary stores, the write-combining buffers being flushed before the line is complete.
+template <class Arch>
+inline constexpr bool has_stream =
+#if XSIMD_WITH_AVX512F
+    std::is_base_of_v<xsimd::avx512f, Arch>;
+#else
+    false;
+#endif
+
+// Half layout, n pairs: a-channels xa[0, n), b-channels xb[0, n). Compact: c = ca, s_b = sb,
+// s_a = -sb (ca == cb and sa == sb are the compact row); expanded: four rows in channel order.
+template <class Arch, bool Compact>
+inline void half_f32(const float* xa, const float* xb, float* ya, float* yb, std::size_t n,
+                     const float* ca, const float* sa, const float* cb, const float* sb) {
+  using B = fbatch<Arch>;
+  constexpr std::size_t W = B::size;
+  std::size_t i = 0;
+  for (; i + W <= n; i += W) {
+    const B a = B::load_unaligned(xa + i), b = B::load_unaligned(xb + i);
+    const B c_a = B::load_unaligned(ca + i);
+    const B s_b = B::load_unaligned(sb + i);
+    const B c_b = Compact ? c_a : B::load_unaligned(cb + i);
+    const B s_a = Compact ? negate<Arch>(s_b) : B::load_unaligned(sa + i);
+    const B ra = mul_add<Arch>(a, c_a, b * s_a);
+    const B rb = mul_add<Arch>(b, c_b, a * s_b);
+    ra.store_unaligned(ya + i);
+    rb.store_unaligned(yb + i);
+  }
+  for (; i < n; ++i) {
+    const float s_a = Compact ? negate1(sb[i]) : sa[i];
+    pair1<has_fma<Arch>>(xa[i], xb[i], ca[i], s_a, Compact ? ca[i] : cb[i], sb[i], ya[i], yb[i]);
+  }
+}
+
+// Interleaved layout, n pairs = 2n channels; C, S in expanded channel order.
+template <class Arch>
+inline void interleaved_f32(const float* x, float* y, std::size_t n, const float* C,
+                            const float* S) {
+  using B = fbatch<Arch>;
+  constexpr std::size_t W = B::size;
+  const std::size_t channels = 2 * n;
+  std::size_t j = 0;
+  for (; j + W <= channels; j += W) {
+    const B v = B::load_unaligned(x + j);
+    const B r =
+        mul_add<Arch>(v, B::load_unaligned(C + j), swap_pairs<Arch>(v) * B::load_unaligned(S + j));
+    r.store_unaligned(y + j);
+  }
+  for (; j < channels; j += 2) {
+    pair1<has_fma<Arch>>(x[j], x[j + 1], C[j], S[j], C[j + 1], S[j + 1], y[j], y[j + 1]);
+  }
+}
+
+// The float kernels for every head of every operand of one token. The row's cos/sin block is the
+// same for all heads, so the loop runs over vector blocks of the row outside and heads inside:
+// each block of the table is loaded once per token and stays in registers for every head.
+
+// One tensor (in, out) of a call.
+template <class T>
+struct rope_operand {
+  tensor_view<const T> in;
+  tensor_view<T> out;
+};
+
+// Half layout, pairs [i0, i0 + n) of token t; the rows are indexed by k = i - i0 (see half_f32).
+template <class Arch, bool Compact, bool Stream>
+inline void half_f32_heads(const rope_operand<float>* ops, std::size_t n_ops, std::size_t t,
+                           std::size_t h, std::size_t i0, std::size_t n, const float* ca,
+                           const float* sa, const float* cb, const float* sb) {
+  using B = fbatch<Arch>;
+  constexpr std::size_t W = B::size;
+  std::size_t k = 0;
+  for (; k + W <= n; k += W) {
+    const B c_a = B::load_unaligned(ca + k);
+    const B s_b = B::load_unaligned(sb + k);
+    const B c_b = Compact ? c_a : B::load_unaligned(cb + k);
+    const B s_a = Compact ? negate<Arch>(s_b) : B::load_unaligned(sa + k);
+    for (std::size_t o = 0; o < n_ops; ++o) {
+      // Locals, so that the compiler need not reload them after every store through y.
+      const std::size_t heads = ops[o].in.heads;
+      const std::size_t in_step = ops[o].in.head_stride, out_step = ops[o].out.head_stride;
+      const float* x = ops[o].in.at(t, 0) + i0 + k;
+      float* y = ops[o].out.at(t, 0) + i0 + k;
+      for (std::size_t hd = 0; hd < heads; ++hd, x += in_step, y += out_step) {
+        const B a = B::load_unaligned(x), b = B::load_unaligned(x + h);
+        const B ra = mul_add<Arch>(a, c_a, b * s_a);
+        const B rb = mul_add<Arch>(b, c_b, a * s_b);
+        store_f32<Arch, Stream>(y, ra);
+        store_f32<Arch, Stream>(y + h, rb);
+      }
+    }
+  }
+  if (k == n) return;
+  for (std::size_t o = 0; o < n_ops; ++o) {
+    for (std::size_t hd = 0; hd < ops[o].in.heads; ++hd) {
+      const float* x = ops[o].in.at(t, hd) + i0;
+      float* y = ops[o].out.at(t, hd) + i0;
+      for (std::size_t m = k; m < n; ++m) {
+        const float s_a = Compact ? negate1(sb[m]) : sa[m];
+        pair1<has_fma<Arch>>(x[m], x[m + h], ca[m], s_a, Compact ? ca[m] : cb[m], sb[m], y[m],
+                             y[m + h]);
+      }
+    }
+  }
+}
+
+// Interleaved layout, pairs [i0, i0 + n) of token t = channels [2 i0, 2 i0 + 2n); C, S in
+// expanded channel order from channel 2 i0.
+template <class Arch, bool Stream>
+inline void interleaved_f32_heads(const rope_operand<float>* ops, std::size_t n_ops, std::size_t t,
+                                  std::size_t i0, std::size_t n, const float* C, const float* S) {
+  using B = fbatch<Arch>;
+  constexpr std::size_t W = B::size;
+  const std::size_t channels = 2 * n;
+  std::size_t j = 0;
+  for (; j + W <= channels; j += W) {
+    const B c = B::load_unaligned(C + j);
+    const B sn = B::load_unaligned(S + j);
+    for (std::size_t o = 0; o < n_ops; ++o) {
+      const std::size_t heads = ops[o].in.heads;
+      const std::size_t in_step = ops[o].in.head_stride, out_step = ops[o].out.head_stride;
+      const float* x = ops[o].in.at(t, 0) + 2 * i0 + j;
+      float* y = ops[o].out.at(t, 0) + 2 * i0 + j;
+      for (std::size_t hd = 0; hd < heads; ++hd, x += in_step, y += out_step) {
+        const B v = B::load_unaligned(x);
+        store_f32<Arch, Stream>(y, mul_add<Arch>(v, c, swap_pairs<Arch>(v) * sn));
+      }
+    }
+  }
+  if (j == channels) return;
+  for (std::size_t o = 0; o < n_ops; ++o) {
+    for (std::size_t hd = 0; hd < ops[o].in.heads; ++hd) {
+      const float* x = ops[o].in.at(t, hd) + 2 * i0;
+      float* y = ops[o].out.at(t, hd) + 2 * i0;
+      for (std::size_t m = j; m < channels; m += 2) {
+        pair1<has_fma<Arch>>(x[m], x[m + 1], C[m], S[m], C[m + 1], S[m + 1], y[m], y[m + 1]);
+      }
+    }
+  }
+}
+
+}  // namespace posenc::kernels::simd::detail
