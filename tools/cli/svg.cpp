@@ -218,6 +218,13 @@ void line(std::ostream& o, std::string_view cls, segment l, std::string_view str
     << fixed3(l.to.x) << "\" y2=\"" << fixed3(l.to.y) << "\" stroke=\"" << stroke << "\"/>";
 }
 
+// The group of an axis ("x" or "y") and its line; the caller adds ticks and title, then "</g>".
+void open_axis(std::ostream& o, std::string_view name, segment axis_line) {
+  o << "<g class=\"axis " << name << "\">\n";
+  line(o, "axis-line", axis_line, "black");
+  o << '\n';
+}
+
 // One tick of an axis at value v: its mark, its grid line across the plot, its label at `at`.
 void tick(std::ostream& o, double v, segment mark, segment grid, point at,
           std::string_view label_attributes) {
@@ -306,9 +313,7 @@ std::string render(const plot& p) {
     << "\" fill=\"none\" stroke=\"#bbbbbb\"/>\n";
 
   // x axis: tick marks below the frame, labels centred under them.
-  o << "<g class=\"axis x\">\n";
-  line(o, "axis-line", {{b.left, b.bottom}, {b.right, b.bottom}}, "black");
-  o << '\n';
+  open_axis(o, "x", {{b.left, b.bottom}, {b.right, b.bottom}});
   for (double v : ticks_of(sx)) {
     const double x = b.px(sx, v);
     tick(o, v, {{x, b.bottom}, {x, b.bottom + 5.0}}, {{x, b.top}, {x, b.bottom}},
@@ -319,9 +324,7 @@ std::string render(const plot& p) {
     << "</text>\n</g>\n";
 
   // y axis: tick marks left of the frame, labels right-aligned before them.
-  o << "<g class=\"axis y\">\n";
-  line(o, "axis-line", {{b.left, b.top}, {b.left, b.bottom}}, "black");
-  o << '\n';
+  open_axis(o, "y", {{b.left, b.top}, {b.left, b.bottom}});
   for (double v : ticks_of(sy)) {
     const double y = b.py(sy, v);
     tick(o, v, {{b.left - 5.0, y}, {b.left, y}}, {{b.left, y}, {b.right, y}}, {b.left - 8.0, y},
