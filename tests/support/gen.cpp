@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <type_traits>
 
 namespace posenc_test {
 
@@ -38,21 +39,37 @@ rc::Gen<double> uniform(double a, double b) {
   });
 }
 
-rc::Gen<double> log_uniform(int emin, int emax, int sign) {
+namespace {
+
+// |x| = m 2^e in F's binary format (double or float), e uniform in [emin, emax], m a uniform
+// significand in [1, 2) (its fraction bits uniform); exponents below the normal range give
+// subnormals with the same leading-bit position. sign: 0 positive, 1 negative, else random.
+template <class F>
+rc::Gen<F> log_uniform_of(int emin, int emax, int sign) {
+  using U = std::conditional_t<sizeof(F) == 8, std::uint64_t, std::uint32_t>;
+  constexpr int fraction_bits = std::numeric_limits<F>::digits - 1;         // 52, 23
+  constexpr int min_normal_exp = std::numeric_limits<F>::min_exponent - 1;  // -1022, -126
   return rc::gen::exec([=] {
     const auto e = static_cast<int>(*int_in(emin, emax));
-    const std::uint64_t m = *uint_in(0, (std::uint64_t{1} << 52) - 1);
-    std::uint64_t bits;
-    if (e >= -1022) {
-      bits = (static_cast<std::uint64_t>(e + 1023) << 52) | m;
+    const auto m = static_cast<U>(*uint_in(0, (std::uint64_t{1} << fraction_bits) - 1));
+    U bits;
+    if (e >= min_normal_exp) {
+      bits = (static_cast<U>(e + 1 - min_normal_exp) << fraction_bits) | m;
     } else {
-      const int p = e + 1074 < 0 ? 0 : e + 1074;  // leading-bit position, 0..51
-      bits = (std::uint64_t{1} << p) | (m & ((std::uint64_t{1} << p) - 1));
+      // Leading-bit position, 0 .. fraction_bits - 1.
+      const int p = e - min_normal_exp + fraction_bits < 0 ? 0 : e - min_normal_exp + fraction_bits;
+      bits = (U{1} << p) | (m & ((U{1} << p) - 1));
     }
     const bool neg = sign == 1 || (sign != 0 && *uint_in(0, 1) == 1);
-    if (neg) bits |= std::uint64_t{1} << 63;
-    return std::bit_cast<double>(bits);
+    if (neg) bits |= U{1} << (8 * sizeof(F) - 1);
+    return std::bit_cast<F>(bits);
   });
+}
+
+}  // namespace
+
+rc::Gen<double> log_uniform(int emin, int emax, int sign) {
+  return log_uniform_of<double>(emin, emax, sign);
 }
 
 rc::Gen<double> subnormal() {
@@ -135,20 +152,7 @@ rc::Gen<float> uniform_f(float a, float b) {
 }
 
 rc::Gen<float> log_uniform_f(int emin, int emax, int sign) {
-  return rc::gen::exec([=] {
-    const auto e = static_cast<int>(*int_in(emin, emax));
-    const auto m = static_cast<std::uint32_t>(*uint_in(0, (std::uint64_t{1} << 23) - 1));
-    std::uint32_t bits;
-    if (e >= -126) {
-      bits = (static_cast<std::uint32_t>(e + 127) << 23) | m;
-    } else {
-      const int p = e + 149 < 0 ? 0 : e + 149;  // leading-bit position, 0..22
-      bits = (std::uint32_t{1} << p) | (m & ((std::uint32_t{1} << p) - 1));
-    }
-    const bool neg = sign == 1 || (sign != 0 && *uint_in(0, 1) == 1);
-    if (neg) bits |= std::uint32_t{1} << 31;
-    return std::bit_cast<float>(bits);
-  });
+  return log_uniform_of<float>(emin, emax, sign);
 }
 
 rc::Gen<float> near_half_pi_multiple_f(int max_log2_j, int k) {
