@@ -1,21 +1,22 @@
 #!/usr/bin/env bash
 # Checks the manual page of the posenc tool against the tool itself:
-#   - every command and flag the parser knows (tools/cli/options.cpp: `a == "..."`) and every
+#   - every command and flag the parser knows (its tables, tools/cli/commands.cpp and flags.cpp,
+#     as written one a line by tests/tools/parser_words.cpp) and every
 #     command and flag `posenc --help` prints has an entry in the man page (a .B/.BI/.BR label
 #     line; commands in the COMMANDS section);
 #   - every flag the man page labels exists in the parser (no stale entries);
 #   - the .TH line names the version `posenc --version` prints;
 #   - groff renders it without warnings (when groff is installed).
 #
-#   manpage.sh POSENC_BINARY OPTIONS_CPP MAN_PAGE
+#   manpage.sh POSENC_BINARY PARSER_WORDS MAN_PAGE
 set -euo pipefail
 
 if [ $# -ne 3 ]; then
-  echo "usage: $0 POSENC_BINARY OPTIONS_CPP MAN_PAGE" >&2
+  echo "usage: $0 POSENC_BINARY PARSER_WORDS MAN_PAGE" >&2
   exit 2
 fi
 posenc=$1
-options_cpp=$2
+parser_words_file=$2
 man=$3
 
 fail=0
@@ -27,13 +28,13 @@ problem() {
 help=$("$posenc" --help)
 version_line=$("$posenc" --version)
 
-# Names from the parser: every `a == "..."` comparison is a command or a flag.
-parser_words=$(grep -oE 'a == "[^"]+"' "$options_cpp" | sed -E 's/a == "(.*)"/\1/' | sort -u)
+# Names from the parser: one command or flag a line.
+parser_words=$(grep -vE '^\s*$' "$parser_words_file" | sort -u)
 parser_flags=$(grep -E '^-' <<< "$parser_words" || true)
 parser_commands=$(grep -vE '^-' <<< "$parser_words" || true)
-[ "$(wc -l <<< "$parser_flags")" -ge 30 ] || problem "found only these flags in $options_cpp: $parser_flags"
+[ "$(wc -l <<< "$parser_flags")" -ge 30 ] || problem "found only these flags in $parser_words_file: $parser_flags"
 [ "$(wc -l <<< "$parser_commands")" -ge 10 ] ||
-  problem "found only these commands in $options_cpp: $parser_commands"
+  problem "found only these commands in $parser_words_file: $parser_commands"
 
 # Names from --help: the commands of the usage lines, every --flag anywhere.
 help_commands=$(sed -nE 's/^(usage:)? *posenc ([a-z]+).*/\2/p' <<< "$help" | sort -u)
