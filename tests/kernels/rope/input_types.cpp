@@ -266,6 +266,30 @@ std::vector<std::int32_t> narrowed(const std::vector<std::int64_t>& ids) {
   return n;
 }
 
+// f(shape, table, ids, description) for every shape, layout, table format and table kind (0: a
+// cache of 48 rows, ids below 48; 1: the cache and on-the-fly rows, ids below 88; 2: on the fly
+// only, some ids near the int32 maximum), with random ids from rng.
+template <class F>
+void for_each_rope_case(std::mt19937_64& rng, F&& f) {
+  for (const rope_shape& s : rope_shapes) {
+    for (const rope_layout layout : {rope_layout::half, rope_layout::interleaved}) {
+      const std::size_t P = 48;
+      const tables tab(s.head_dim, s.rotary_dim, layout, P);
+      for (const auto fmt : {pk::rope_table_format::compact, pk::rope_table_format::expanded}) {
+        for (int kind = 0; kind < 3; ++kind) {
+          const std::vector<std::int64_t> ids =
+              random_ids(s.tokens, kind == 0 ? P : P + 40, kind == 2, rng);
+          const std::string where =
+              "R=" + std::to_string(s.rotary_dim) + " head_dim=" + std::to_string(s.head_dim) +
+              " " + posenc::layout_name(layout) + " format " +
+              std::to_string(static_cast<int>(fmt)) + " table kind " + std::to_string(kind);
+          f(s, tab.get(fmt, kind), ids, where);
+        }
+      }
+    }
+  }
+}
+
 // The RoPE calls of one kernel family (header-only, or one ISA of the library) for storage T.
 template <class T>
 struct rope_calls {
@@ -278,28 +302,29 @@ struct rope_calls {
       qk;
 };
 
+// The calls of a family from one callable for apply_rope's two overloads (out of place, in place)
+// and one for apply_rope_qk.
+template <class T, class Rope, class RopeQk>
+rope_calls<T> rope_calls_of(Rope rope, RopeQk rope_qk) {
+  return {rope, rope, rope_qk};
+}
+
 template <class T>
 rope_calls<T> header_rope() {
-  return {[](const pk::rope_table& t, pk::tensor_view<const T> i, pk::tensor_view<T> o,
-             pk::token_positions p) { return pk::apply_rope<T>(t, i, o, p); },
-          [](const pk::rope_table& t, pk::tensor_view<T> x, pk::token_positions p) {
-            return pk::apply_rope<T>(t, x, p);
-          },
-          [](const pk::rope_table& t, pk::tensor_view<const T> qi, pk::tensor_view<T> qo,
-             pk::tensor_view<const T> ki, pk::tensor_view<T> ko,
-             pk::token_positions p) { return pk::apply_rope_qk<T>(t, qi, qo, ki, ko, p); }};
+  return rope_calls_of<T>([](const auto&... a) { return pk::apply_rope<T>(a...); },
+                          [](const auto&... a) { return pk::apply_rope_qk<T>(a...); });
 }
 
 template <class T>
 rope_calls<T> reference_rope(pk::fma_mode m) {
-  return {[m](const pk::rope_table& t, pk::tensor_view<const T> i, pk::tensor_view<T> o,
-              pk::token_positions p) { return pk::rope_reference<T>(t, i, o, p, m); },
-          [m](const pk::rope_table& t, pk::tensor_view<T> x, pk::token_positions p) {
-            return pk::rope_reference<T>(t, x, p, m);
-          },
-          [m](const pk::rope_table& t, pk::tensor_view<const T> qi, pk::tensor_view<T> qo,
-              pk::tensor_view<const T> ki, pk::tensor_view<T> ko,
-              pk::token_positions p) { return pk::rope_reference_qk<T>(t, qi, qo, ki, ko, p, m); }};
+  return rope_calls_of<T>([m](const auto&... a) { return pk::rope_reference<T>(a..., m); },
+                          [m](const auto&... a) { return pk::rope_reference_qk<T>(a..., m); });
+}
+
+template <class T>
+rope_calls<T> dispatched_rope() {
+  return rope_calls_of<T>([](const auto&... a) { return pd::apply_rope(a...); },
+                          [](const auto&... a) { return pd::apply_rope_qk(a...); });
 }
 
 template <class T>
@@ -346,34 +371,22 @@ bool same_buffers(const rope_buffers<T>& a, const rope_buffers<T>& b) {
 template <class T>
 void int32_equals_int64(const rope_calls<T>& k, const char* family) {
   std::mt19937_64 rng(0x5eed0032u);
-  for (const rope_shape& s : rope_shapes) {
-    for (const rope_layout layout : {rope_layout::half, rope_layout::interleaved}) {
-      const std::size_t P = 48;
-      const tables tab(s.head_dim, s.rotary_dim, layout, P);
-      for (const auto fmt : {pk::rope_table_format::compact, pk::rope_table_format::expanded}) {
-        for (int kind = 0; kind < 3; ++kind) {
-          const pk::rope_table table = tab.get(fmt, kind);
-          const std::vector<std::int64_t> ids64 =
-              random_ids(s.tokens, kind == 0 ? P : P + 40, kind == 2, rng);
-          const std::vector<std::int32_t> ids32 = narrowed(ids64);
-          const rope_buffers<T> b(s, rng);
-          for (int call = 0; call < 3; ++call) {
-            INFO(family << " " << posenc::storage_name<T>() << " R=" << s.rotary_dim << " head_dim="
-                        << s.head_dim << " " << posenc::layout_name(layout) << " format "
-                        << static_cast<int>(fmt) << " table kind " << kind << " call " << call);
-            const auto want = run_rope(k, call, table, s, b, pk::token_positions::of(ids64));
-            const auto got = run_rope(k, call, table, s, b, pk::token_positions::of(ids32));
-            REQUIRE(want.first == E::ok);
-            CHECK(got.first == E::ok);
-            CHECK(same_buffers(want.second, got.second));
-            // The call did something: positions differ between tokens, so a kernel that read
-            // the ids wrongly would not match; and the output is not the untouched input.
-            CHECK(!same_buffers(want.second, b));
-          }
-        }
-      }
+  for_each_rope_case(rng, [&](const rope_shape& s, const pk::rope_table& table,
+                              const std::vector<std::int64_t>& ids64, const std::string& where) {
+    const std::vector<std::int32_t> ids32 = narrowed(ids64);
+    const rope_buffers<T> b(s, rng);
+    for (int call = 0; call < 3; ++call) {
+      INFO(family << " " << posenc::storage_name<T>() << " " << where << " call " << call);
+      const auto want = run_rope(k, call, table, s, b, pk::token_positions::of(ids64));
+      const auto got = run_rope(k, call, table, s, b, pk::token_positions::of(ids32));
+      REQUIRE(want.first == E::ok);
+      CHECK(got.first == E::ok);
+      CHECK(same_buffers(want.second, got.second));
+      // The call did something: positions differ between tokens, so a kernel that read the ids
+      // wrongly would not match; and the output is not the untouched input.
+      CHECK(!same_buffers(want.second, b));
     }
-  }
+  });
 }
 
 // Negative ids as int32, each call of k: negative_position, like the same ids as int64, and no
@@ -420,24 +433,39 @@ struct add_calls {
       sinusoidal_in_place;
 };
 
+// The calls of a family from one callable for each kernel's two overloads (out of place, in place).
+template <class T, class Learned, class Sinusoidal>
+add_calls<T> add_calls_of(Learned learned, Sinusoidal sinusoidal) {
+  return {learned, learned, sinusoidal, sinusoidal};
+}
+
 template <class T>
 add_calls<T> header_add() {
-  return {
-      [](const posenc::learned_table_view<T>& t, pk::tensor_view<const T> i, pk::tensor_view<T> o,
-         pk::token_positions p) { return pk::add_learned<T>(t, i, o, p); },
-      [](const posenc::learned_table_view<T>& t, pk::tensor_view<T> x, pk::token_positions p) {
-        return pk::add_learned<T>(t, x, p);
-      },
-      [](const posenc::sinusoidal_table_view<float>& t, pk::tensor_view<const T> i,
-         pk::tensor_view<T> o, pk::token_positions p) { return pk::add_sinusoidal<T>(t, i, o, p); },
-      [](const posenc::sinusoidal_table_view<float>& t, pk::tensor_view<T> x,
-         pk::token_positions p) { return pk::add_sinusoidal<T>(t, x, p); }};
+  return add_calls_of<T>([](const auto&... a) { return pk::add_learned<T>(a...); },
+                         [](const auto&... a) { return pk::add_sinusoidal<T>(a...); });
+}
+
+template <class T>
+add_calls<T> dispatched_add() {
+  return add_calls_of<T>([](const auto&... a) { return pd::add_learned(a...); },
+                         [](const auto&... a) { return pd::add_sinusoidal(a...); });
 }
 
 template <class T>
 add_calls<T> isa_add(const pd::isa_kernels& isa) {
   const pd::additive_kernels<T>& k = isa.additive<T>();
   return {k.add_learned, k.add_learned_in_place, k.add_sinusoidal, k.add_sinusoidal_in_place};
+}
+
+template <class T>
+auto dispatched_alibi() {
+  return [](std::span<const float> sl, pk::score_view<T> s, posenc::alibi_variant v,
+            std::uint64_t q0, std::uint64_t k0) { return pd::add_alibi_bias(sl, s, v, q0, k0); };
+}
+template <class T>
+auto header_alibi() {
+  return [](std::span<const float> sl, pk::score_view<T> s, posenc::alibi_variant v,
+            std::uint64_t q0, std::uint64_t k0) { return pk::add_alibi_bias<T>(sl, s, v, q0, k0); };
 }
 
 // kind 0: learned, 1: learned in place, 2: sinusoidal, 3: sinusoidal in place. Returns the error
@@ -532,17 +560,8 @@ TEST_CASE("kernels/rope: int32 ids == the same int64 ids, every ISA of the libra
     additive_int32(isa_add<f16>(isa), isa.name);
   });
   // And the dispatching entry points (the active ISA).
-  rope_calls<float> active{
-      [](const pk::rope_table& t, pk::tensor_view<const float> i, pk::tensor_view<float> o,
-         pk::token_positions p) { return pd::apply_rope(t, i, o, p); },
-      [](const pk::rope_table& t, pk::tensor_view<float> x, pk::token_positions p) {
-        return pd::apply_rope(t, x, p);
-      },
-      [](const pk::rope_table& t, pk::tensor_view<const float> qi, pk::tensor_view<float> qo,
-         pk::tensor_view<const float> ki, pk::tensor_view<float> ko,
-         pk::token_positions p) { return pd::apply_rope_qk(t, qi, qo, ki, ko, p); }};
-  int32_equals_int64(active, "dispatched");
-  negative_int32_rejected(active, "dispatched");
+  int32_equals_int64(dispatched_rope<float>(), "dispatched");
+  negative_int32_rejected(dispatched_rope<float>(), "dispatched");
 }
 
 TEST_CASE("kernels/rope: negative int32 ids are rejected, nothing written", "[rope]") {
@@ -634,39 +653,26 @@ struct rope_families {
 
 void float16_rope(const rope_families& k) {
   std::mt19937_64 rng(0x5eed0016u);
-  for (const rope_shape& s : rope_shapes) {
-    for (const rope_layout layout : {rope_layout::half, rope_layout::interleaved}) {
-      const std::size_t P = 48;
-      const tables tab(s.head_dim, s.rotary_dim, layout, P);
-      for (const auto fmt : {pk::rope_table_format::compact, pk::rope_table_format::expanded}) {
-        for (int kind = 0; kind < 3; ++kind) {
-          const pk::rope_table table = tab.get(fmt, kind);
-          const std::vector<std::int64_t> ids =
-              random_ids(s.tokens, kind == 0 ? P : P + 40, kind == 2, rng);
-          const std::vector<std::int32_t> ids32 = narrowed(ids);
-          const rope_buffers<f16> b16(s, rng);
-          const rope_buffers<_Float16> bh =
-              map<_Float16>(b16, [](const auto& v) { return as_float16(v); });
-          const rope_buffers<float> b32 = map<float>(b16, [](const auto& v) { return widened(v); });
-          for (int call = 0; call < 3; ++call) {
-            INFO(k.name << " _Float16 R=" << s.rotary_dim << " head_dim=" << s.head_dim << " "
-                        << posenc::layout_name(layout) << " format " << static_cast<int>(fmt)
-                        << " table kind " << kind << " call " << call);
-            const auto pos = pk::token_positions::of(ids);
-            const auto w16 = run_rope(k.posenc_f16, call, table, s, b16, pos);
-            const auto w32 = run_rope(k.f32, call, table, s, b32, pos);
-            // int32 ids for the _Float16 call: both new inputs at once.
-            const auto got =
-                run_rope(k.float16, call, table, s, bh, pk::token_positions::of(ids32));
-            REQUIRE(w16.first == E::ok);
-            REQUIRE(w32.first == E::ok);
-            CHECK(got.first == E::ok);
-            CHECK(float16_mismatches(got.second, w16.second, w32.second) == 0);
-          }
-        }
-      }
+  for_each_rope_case(rng, [&](const rope_shape& s, const pk::rope_table& table,
+                              const std::vector<std::int64_t>& ids, const std::string& where) {
+    const std::vector<std::int32_t> ids32 = narrowed(ids);
+    const rope_buffers<f16> b16(s, rng);
+    const rope_buffers<_Float16> bh =
+        map<_Float16>(b16, [](const auto& v) { return as_float16(v); });
+    const rope_buffers<float> b32 = map<float>(b16, [](const auto& v) { return widened(v); });
+    for (int call = 0; call < 3; ++call) {
+      INFO(k.name << " _Float16 " << where << " call " << call);
+      const auto pos = pk::token_positions::of(ids);
+      const auto w16 = run_rope(k.posenc_f16, call, table, s, b16, pos);
+      const auto w32 = run_rope(k.f32, call, table, s, b32, pos);
+      // int32 ids for the _Float16 call: both new inputs at once.
+      const auto got = run_rope(k.float16, call, table, s, bh, pk::token_positions::of(ids32));
+      REQUIRE(w16.first == E::ok);
+      REQUIRE(w32.first == E::ok);
+      CHECK(got.first == E::ok);
+      CHECK(float16_mismatches(got.second, w16.second, w32.second) == 0);
     }
-  }
+  });
 }
 
 // Additive kernels and ALiBi for _Float16, f16 and float, one family.
@@ -725,43 +731,6 @@ void float16_additive(const add_families& k) {
     CHECK(k.alibi_h(slopes, pk::dense_scores(got.data(), heads, q_len, k_len), v, 30, 3) == E::ok);
     CHECK(float16_mismatches(got, w16, w32) == 0);
   }
-}
-
-template <class T>
-rope_calls<T> dispatched_rope() {
-  return {[](const pk::rope_table& t, pk::tensor_view<const T> i, pk::tensor_view<T> o,
-             pk::token_positions p) { return pd::apply_rope(t, i, o, p); },
-          [](const pk::rope_table& t, pk::tensor_view<T> x, pk::token_positions p) {
-            return pd::apply_rope(t, x, p);
-          },
-          [](const pk::rope_table& t, pk::tensor_view<const T> qi, pk::tensor_view<T> qo,
-             pk::tensor_view<const T> ki, pk::tensor_view<T> ko,
-             pk::token_positions p) { return pd::apply_rope_qk(t, qi, qo, ki, ko, p); }};
-}
-
-template <class T>
-add_calls<T> dispatched_add() {
-  return {
-      [](const posenc::learned_table_view<T>& t, pk::tensor_view<const T> i, pk::tensor_view<T> o,
-         pk::token_positions p) { return pd::add_learned(t, i, o, p); },
-      [](const posenc::learned_table_view<T>& t, pk::tensor_view<T> x, pk::token_positions p) {
-        return pd::add_learned(t, x, p);
-      },
-      [](const posenc::sinusoidal_table_view<float>& t, pk::tensor_view<const T> i,
-         pk::tensor_view<T> o, pk::token_positions p) { return pd::add_sinusoidal(t, i, o, p); },
-      [](const posenc::sinusoidal_table_view<float>& t, pk::tensor_view<T> x,
-         pk::token_positions p) { return pd::add_sinusoidal(t, x, p); }};
-}
-
-template <class T>
-auto dispatched_alibi() {
-  return [](std::span<const float> sl, pk::score_view<T> s, posenc::alibi_variant v,
-            std::uint64_t q0, std::uint64_t k0) { return pd::add_alibi_bias(sl, s, v, q0, k0); };
-}
-template <class T>
-auto header_alibi() {
-  return [](std::span<const float> sl, pk::score_view<T> s, posenc::alibi_variant v,
-            std::uint64_t q0, std::uint64_t k0) { return pk::add_alibi_bias<T>(sl, s, v, q0, k0); };
 }
 
 }  // namespace
