@@ -119,8 +119,7 @@ void check_case(const Shape& s) {
   const double base = s.R == 2 ? 10000.0 : (rng() % 2 ? 10000.0 : 500000.0);
   const std::size_t P = s.table_kind == 0 ? 24 : s.table_kind == 1 ? 5 : 0;
   const Tables tabs(s.head_dim, s.R, base, s.layout, P);
-  const pk::rope_table table =
-      s.table_kind == 2 ? pk::on_the_fly_table(tabs.cfg) : tabs.table(s.format, s.table_kind == 1);
+  const pk::rope_table table = tabs.table_of_kind(s.format, s.table_kind);
 
   // Positions.
   std::vector<std::int64_t> ids(s.tokens);

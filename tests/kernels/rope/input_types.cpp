@@ -17,7 +17,6 @@
 // data, which are most of it; split, they would be a header shared by two test programs.
 #include <posenc/kernels.hpp>
 #include <posenc/kernels/dispatch.hpp>
-#include <posenc/tables/runtime_rope_cache.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -35,6 +34,8 @@
 #include <utility>
 #include <vector>
 
+#include "tables.hpp"
+
 namespace pk = posenc::kernels;
 namespace pd = posenc::kernels::dispatch;
 using posenc::bf16;
@@ -42,6 +43,7 @@ using posenc::f16;
 using posenc::rope_config;
 using posenc::rope_layout;
 using E = pk::kernel_error;
+using posenc_test::krope::Tables;
 
 namespace {
 
@@ -206,37 +208,6 @@ std::vector<T> random_buffer(std::size_t n, std::mt19937_64& rng) {
   return v;
 }
 
-// A config's compact cache of P rows and its expanded form; tables with or without on-the-fly
-// rows past P, or on the fly only.
-struct tables {
-  rope_config cfg;
-  posenc::runtime_rope_cache<float> cache;
-  std::vector<float> ecos, esin;
-
-  tables(std::uint32_t head_dim, std::uint32_t rotary_dim, rope_layout layout, std::size_t P)
-      : cfg{head_dim, rotary_dim, 10000.0, layout, {}},
-        cache(posenc::runtime_rope_cache<float>::make(cfg, P)),
-        ecos(P * rotary_dim + 1),
-        esin(P * rotary_dim + 1) {
-    pk::expand_rope_cache(cache.view(), layout, ecos.data(), esin.data());
-  }
-  tables(const tables&) = delete;
-  tables& operator=(const tables&) = delete;
-
-  // kind 0: the cache; 1: the cache, then on the fly; 2: on the fly only.
-  pk::rope_table get(pk::rope_table_format f, int kind) const {
-    if (kind == 2) return pk::on_the_fly_table(cfg);
-    pk::rope_table t = kind == 1 ? pk::make_rope_table(cache.view(), cfg)
-                                 : pk::make_rope_table(cache.view(), cfg.layout);
-    if (f == pk::rope_table_format::expanded) {
-      t.cos = ecos.data();
-      t.sin = esin.data();
-      t.format = f;
-    }
-    return t;
-  }
-};
-
 struct rope_shape {
   std::uint32_t head_dim, rotary_dim;
   std::size_t heads, kheads, tokens;
@@ -274,7 +245,7 @@ void for_each_rope_case(std::mt19937_64& rng, F&& f) {
   for (const rope_shape& s : rope_shapes) {
     for (const rope_layout layout : {rope_layout::half, rope_layout::interleaved}) {
       const std::size_t P = 48;
-      const tables tab(s.head_dim, s.rotary_dim, layout, P);
+      const Tables tab(s.head_dim, s.rotary_dim, 10000.0, layout, P);
       for (const auto fmt : {pk::rope_table_format::compact, pk::rope_table_format::expanded}) {
         for (int kind = 0; kind < 3; ++kind) {
           const std::vector<std::int64_t> ids =
@@ -283,7 +254,7 @@ void for_each_rope_case(std::mt19937_64& rng, F&& f) {
               "R=" + std::to_string(s.rotary_dim) + " head_dim=" + std::to_string(s.head_dim) +
               " " + posenc::layout_name(layout) + " format " +
               std::to_string(static_cast<int>(fmt)) + " table kind " + std::to_string(kind);
-          f(s, tab.get(fmt, kind), ids, where);
+          f(s, tab.table_of_kind(fmt, kind), ids, where);
         }
       }
     }
@@ -395,7 +366,7 @@ template <class T>
 void negative_int32_rejected(const rope_calls<T>& k, const char* family) {
   std::mt19937_64 rng(0x5eed0033u);
   const rope_shape s{8, 8, 2, 2, 3};
-  const tables tab(s.head_dim, s.rotary_dim, rope_layout::half, 16);
+  const Tables tab(s.head_dim, s.rotary_dim, 10000.0, rope_layout::half, 16);
   const rope_buffers<T> b(s, rng);
   for (const std::int32_t bad : {-1, -2147483647 - 1, -65536}) {
     const std::vector<std::int32_t> ids32{1, bad, 2};
@@ -404,7 +375,7 @@ void negative_int32_rejected(const rope_calls<T>& k, const char* family) {
       for (int call = 0; call < 3; ++call) {
         INFO(family << " " << posenc::storage_name<T>() << " id " << bad << " table kind " << kind
                     << " call " << call);
-        const pk::rope_table table = tab.get(pk::rope_table_format::compact, kind);
+        const pk::rope_table table = tab.table_of_kind(pk::rope_table_format::compact, kind);
         const auto r64 = run_rope(k, call, table, s, b, pk::token_positions::of(ids64));
         const auto r32 = run_rope(k, call, table, s, b, pk::token_positions::of(ids32));
         CHECK(r64.first == E::negative_position);
