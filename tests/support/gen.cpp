@@ -132,15 +132,31 @@ rc::Gen<double> around(rc::Gen<double> g, int k) {
   return rc::gen::exec([=] { return step_ulps(*g, *int_in(-k, k)); });
 }
 
-rc::Gen<double> near_half_pi_multiple(int max_log2_j, int k) {
+// The F (double or float) nearest to j pi/2, j log-uniform in [1, 2^max_log2_j], random sign, then
+// moved by up to k ulps of F.
+template <class F>
+rc::Gen<F> near_half_pi_multiple_of(int max_log2_j, int k) {
   return rc::gen::exec([=] {
     const double j = *log_uniform_integer(max_log2_j);
     Mpfr x;
     set_half_pi_multiple(x, j);
-    const double xd = round_double(x);
-    const double signed_x = *uint_in(0, 1) == 1 ? -xd : xd;
-    return step_ulps(signed_x, *int_in(-k, k));
+    F nearest;
+    if constexpr (std::is_same_v<F, float>) {
+      nearest = round_float(x);
+    } else {
+      nearest = round_double(x);
+    }
+    const F signed_x = *uint_in(0, 1) == 1 ? -nearest : nearest;
+    if constexpr (std::is_same_v<F, float>) {
+      return step_ulps_f(signed_x, *int_in(-k, k));
+    } else {
+      return step_ulps(signed_x, *int_in(-k, k));
+    }
   });
+}
+
+rc::Gen<double> near_half_pi_multiple(int max_log2_j, int k) {
+  return near_half_pi_multiple_of<double>(max_log2_j, k);
 }
 
 rc::Gen<float> uniform_f(float a, float b) {
@@ -156,14 +172,7 @@ rc::Gen<float> log_uniform_f(int emin, int emax, int sign) {
 }
 
 rc::Gen<float> near_half_pi_multiple_f(int max_log2_j, int k) {
-  return rc::gen::exec([=] {
-    const double j = *log_uniform_integer(max_log2_j);
-    Mpfr x;
-    set_half_pi_multiple(x, j);
-    const float xf = round_float(x);
-    const float signed_x = *uint_in(0, 1) == 1 ? -xf : xf;
-    return step_ulps_f(signed_x, *int_in(-k, k));
-  });
+  return near_half_pi_multiple_of<float>(max_log2_j, k);
 }
 
 rc::Gen<double> dd_lo(double hi) {
