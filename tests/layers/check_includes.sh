@@ -48,8 +48,9 @@ while IFS= read -r -d '' file; do
   while IFS= read -r match; do
     line=${match%%:*}
     text=${match#*:}
-    target=$(sed -E 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]([^>"]+)[>"].*/\1/' <<< "$text")
-    if [[ $text =~ \#[[:space:]]*include[[:space:]]*\" ]] && [[ $target != posenc/* ]]; then
+    [[ $text =~ include[[:space:]]*([<\"])([^>\"]+) ]] || continue
+    target=${BASH_REMATCH[2]}
+    if [ "${BASH_REMATCH[1]}" = '"' ] && [[ $target != posenc/* ]]; then
       # A quoted include relative to the file: resolve it against the file's directory.
       target=$(realpath -m --relative-to="$root" "$(dirname "$file")/$target")
     fi
