@@ -5,7 +5,7 @@
 // on random configurations (support/random_rope.hpp); HF's worked correction ranges and llama3
 // bands (docs/formulas.md §2). Tag [exact].
 #include <posenc/frequencies/rope.hpp>
-#include <posenc/spec/validate.hpp>
+#include <posenc/spec/rope.hpp>
 
 #include <rapidcheck/catch.h>
 #include <catch2/catch.hpp>

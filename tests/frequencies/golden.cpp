@@ -4,7 +4,7 @@
 // directory comes from POSENC_GOLDEN_DIR; a missing or unreadable file fails the test. Tag
 // [golden] (the test frequencies/golden).
 #include <posenc/frequencies/rope.hpp>
-#include <posenc/spec/validate.hpp>
+#include <posenc/spec/rope.hpp>
 
 #include <catch2/catch.hpp>
 

@@ -4,7 +4,7 @@
 // continuous at its band edges, dynamic is the default up to max_position_embeddings. Tag
 // [scaling].
 #include <posenc/frequencies/rope.hpp>
-#include <posenc/spec/validate.hpp>
+#include <posenc/spec/rope.hpp>
 
 #include <rapidcheck/catch.h>
 #include <catch2/catch.hpp>

@@ -1,8 +1,8 @@
-// posenc/spec/validate.hpp: every rule of all_rope_rules has a config that breaks it and a valid
+// posenc/spec/rope.hpp: every rule of all_rope_rules has a config that breaks it and a valid
 // twin (tests/compile_fail/broken_specs.hpp, the same configs the compile-fail tests use); the
 // messages; random configurations (support/random_rope.hpp) are valid and non-finite values are
 // rejected. Tag [validation].
-#include <posenc/spec/validate.hpp>
+#include <posenc/spec/rope.hpp>
 
 #include <rapidcheck/catch.h>
 #include <catch2/catch.hpp>

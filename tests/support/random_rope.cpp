@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include <posenc/spec/validate.hpp>
+#include <posenc/spec/rope.hpp>
 
 #include "support/gen.hpp"
 #include "support/mpfr_ref.hpp"
