@@ -8,6 +8,7 @@
 // + - * / within 2^-104.2 relative, exp/log(dd) within 2^-104.7 / 2^-103.9, pow_ratio 2^-100.5.
 #include <array>
 #include <cstdint>
+#include <iterator>
 #include <span>
 #include <string_view>
 #include <type_traits>
@@ -17,9 +18,11 @@
 
 #include <posenc/frequencies/rope.hpp>
 #include <posenc/math/double_double.hpp>
+#include <posenc/spec/alibi.hpp>
 #include <posenc/spec/presets.hpp>
 #include <posenc/spec/rope.hpp>
 #include <posenc/spec/select.hpp>
+#include <posenc/spec/sinusoidal.hpp>
 
 #include "support.hpp"
 
@@ -254,3 +257,35 @@ static_assert(for_every_preset([](auto t) {
               "within 2^-100 in dd, the same double and float; attention factor 1");
 
 }  // namespace
+
+// ---- the words of each enum: every value listed once, in declaration order, named apart ------
+namespace enum_words {
+template <class E, std::size_t N>
+constexpr bool listed_in_order_and_named_apart(const E (&values)[N], const char* (*name)(E)) {
+  for (std::size_t i = 0; i < N; ++i) {
+    if (static_cast<std::size_t>(values[i]) != i) return false;
+    for (std::size_t j = 0; j < i; ++j)
+      if (std::string_view(name(values[i])) == std::string_view(name(values[j]))) return false;
+  }
+  return true;
+}
+static_assert(listed_in_order_and_named_apart(posenc::all_rope_layouts, posenc::layout_name) &&
+                  std::size(posenc::all_rope_layouts) == 2,
+              "all_rope_layouts lists interleaved and half");
+static_assert(listed_in_order_and_named_apart(posenc::all_scaling_types, posenc::scaling_name) &&
+                  std::size(posenc::all_scaling_types) == 7 &&
+                  posenc::all_scaling_types[6] == posenc::scaling_type::longrope,
+              "all_scaling_types lists none .. longrope");
+static_assert(listed_in_order_and_named_apart(posenc::all_sinusoidal_layouts,
+                                              posenc::sinusoidal_layout_name) &&
+                  std::string_view(posenc::sinusoidal_layout_name(posenc::sinusoidal_layout::split)) ==
+                      "split",
+              "sinusoidal layouts: paper, split");
+static_assert(listed_in_order_and_named_apart(posenc::all_alibi_variants,
+                                              posenc::alibi_variant_name) &&
+                  listed_in_order_and_named_apart(posenc::all_alibi_slope_kinds,
+                                                  posenc::alibi_slope_kind_name) &&
+                  std::string_view(posenc::alibi_slope_kind_name(posenc::alibi_slope_kind::bloom)) ==
+                      "bloom",
+              "ALiBi variants and slope kinds: causal, symmetric; reference, bloom");
+}  // namespace enum_words

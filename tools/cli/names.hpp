@@ -1,9 +1,8 @@
 // The words of the command line and the output for the values of an enum (--scaling yarn,
 // "variant": "causal"): one table per enum, indexed by the enumerator's value, read both ways.
-// The RoPE words are the library's own (posenc::layout_name, posenc::scaling_name); the library
-// names the ALiBi and sinusoidal enums nowhere, so their tables are here; the tool's own enums
-// have theirs next to their declaration (options.hpp). Commands and flags are looked up by name
-// the same way (find_named).
+// The words are the library's own (its name function and list of values of each enum, spec/);
+// the tool's own enums have their tables next to their declaration (options.hpp). Commands and
+// flags are looked up by name the same way (find_named).
 #pragma once
 
 #include <array>
@@ -50,21 +49,23 @@ inline std::string join_names(std::span<const std::string_view> names, std::stri
   return out;
 }
 
-// The table of a library name function over the enumerators from 0 to `Last`.
-template <class E, E Last>
-constexpr name_table<E, static_cast<std::size_t>(Last) + 1> names_from(const char* (*name)(E)) {
-  name_table<E, static_cast<std::size_t>(Last) + 1> t{};
-  for (std::size_t i = 0; i < t.names.size(); ++i) t.names[i] = name(static_cast<E>(i));
+// The table of a library enum: its name function over its list of values (which must be the
+// enumerators 0, 1, ... in order, as the spec's all_* lists are).
+template <class E, std::size_t N>
+constexpr name_table<E, N> names_from(const E (&values)[N], const char* (*name)(E)) {
+  name_table<E, N> t{};
+  for (std::size_t i = 0; i < N; ++i) {
+    if (static_cast<std::size_t>(values[i]) != i) throw "posenc: enum values out of order";
+    t.names[i] = name(values[i]);
+  }
   return t;
 }
 
-// rope_layout::half and scaling_type::longrope are the last enumerators (spec/rope.hpp).
-inline constexpr auto rope_layout_names = names_from<rope_layout, rope_layout::half>(layout_name);
-inline constexpr auto scaling_names =
-    names_from<scaling_type, scaling_type::longrope>(scaling_name);
-
-inline constexpr name_table<sinusoidal_layout, 2> sinusoidal_layout_names{{"paper", "split"}};
-inline constexpr name_table<alibi_variant, 2> alibi_variant_names{{"causal", "symmetric"}};
-inline constexpr name_table<alibi_slope_kind, 2> alibi_slope_names{{"reference", "bloom"}};
+inline constexpr auto rope_layout_names = names_from(all_rope_layouts, layout_name);
+inline constexpr auto scaling_names = names_from(all_scaling_types, scaling_name);
+inline constexpr auto sinusoidal_layout_names =
+    names_from(all_sinusoidal_layouts, sinusoidal_layout_name);
+inline constexpr auto alibi_variant_names = names_from(all_alibi_variants, alibi_variant_name);
+inline constexpr auto alibi_slope_names = names_from(all_alibi_slope_kinds, alibi_slope_kind_name);
 
 }  // namespace posenc::cli

@@ -38,8 +38,6 @@
 #include <posenc/kernels/error.hpp>
 #include <posenc/math/angle.hpp>
 #include <posenc/spec/rope.hpp>
-#include <posenc/spec/rope_spec.hpp>
-#include <posenc/spec/validate.hpp>
 #include <posenc/tables/rope_cache.hpp>
 
 namespace posenc::kernels {

@@ -104,7 +104,7 @@ static_assert(sizeof(_Float16) == sizeof(f16) && alignof(_Float16) == alignof(f1
               "posenc: _Float16 and f16 must both be 2 bytes, 2-byte aligned");
 #endif
 
-namespace detail {
+namespace kernels::detail {
 template <class T>
 inline constexpr bool is_float16 =
 #if POSENC_HAS_FLOAT16
@@ -112,12 +112,12 @@ inline constexpr bool is_float16 =
 #else
     false;
 #endif
-}  // namespace detail
+}  // namespace kernels::detail
 
 // The element types kernels store: float, bf16 and f16, and _Float16 where POSENC_HAS_FLOAT16.
 template <class T>
 concept storage_type = std::is_same_v<T, float> || std::is_same_v<T, bf16> ||
-    std::is_same_v<T, f16> || detail::is_float16<T>;
+    std::is_same_v<T, f16> || kernels::detail::is_float16<T>;
 
 // Storage-generic load and store (float is the identity).
 constexpr float load_float(float x) {

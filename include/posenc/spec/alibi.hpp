@@ -21,6 +21,19 @@ namespace posenc {
 enum class alibi_variant : std::uint8_t { causal, symmetric };
 enum class alibi_slope_kind : std::uint8_t { reference, bloom };
 
+// "causal", "symmetric" and "reference", "bloom": the words of the tool and the docs; every
+// value of each enum in declaration order.
+constexpr const char* alibi_variant_name(alibi_variant v) {
+  return v == alibi_variant::causal ? "causal" : "symmetric";
+}
+constexpr const char* alibi_slope_kind_name(alibi_slope_kind k) {
+  return k == alibi_slope_kind::reference ? "reference" : "bloom";
+}
+inline constexpr alibi_variant all_alibi_variants[] = {alibi_variant::causal,
+                                                       alibi_variant::symmetric};
+inline constexpr alibi_slope_kind all_alibi_slope_kinds[] = {alibi_slope_kind::reference,
+                                                             alibi_slope_kind::bloom};
+
 struct alibi_config {
   std::uint32_t heads = 0;
   alibi_variant variant = alibi_variant::causal;

@@ -71,6 +71,12 @@ constexpr const char* scaling_name(scaling_type t) {
   return "?";
 }
 
+// Every value of each enum, in declaration order (for name tables, e.g. the tool's flags).
+inline constexpr rope_layout all_rope_layouts[] = {rope_layout::interleaved, rope_layout::half};
+inline constexpr scaling_type all_scaling_types[] = {
+    scaling_type::none, scaling_type::linear, scaling_type::ntk,     scaling_type::dynamic,
+    scaling_type::yarn, scaling_type::llama3, scaling_type::longrope};
+
 // Every scaling's parameters in one literal struct (a field a scaling does not use is ignored).
 // Build one with the helpers below rather than by hand.
 struct rope_scaling {
@@ -108,7 +114,9 @@ constexpr rope_scaling scaling_with_factor(scaling_type t, double factor) {
 }  // namespace spec_detail
 
 namespace scaling {
-constexpr rope_scaling none() { return {}; }
+constexpr rope_scaling none() {
+  return {};
+}
 // inv_freq / factor (HF "linear", position interpolation).
 constexpr rope_scaling linear(double factor) {
   return spec_detail::scaling_with_factor(scaling_type::linear, factor);
@@ -180,7 +188,8 @@ constexpr channel_pair pair_channels(const rope_config& c, std::uint32_t i) {
 
 // HF's rotary width for a partial rotary factor: int(head_dim * factor), truncated
 // (GPT-NeoX rotary_pct 0.25, Phi-2 0.4). Returns 0 for factors outside (0, 1].
-constexpr std::uint32_t rotary_dim_from_factor(std::uint32_t head_dim, double partial_rotary_factor) {
+constexpr std::uint32_t rotary_dim_from_factor(std::uint32_t head_dim,
+                                               double partial_rotary_factor) {
   if (!(partial_rotary_factor > 0.0 && partial_rotary_factor <= 1.0)) return 0;
   return static_cast<std::uint32_t>(static_cast<double>(head_dim) * partial_rotary_factor);
 }

@@ -30,6 +30,13 @@ enum class sinusoidal_layout : std::uint8_t {
   split,  // [sin ... | cos ...] (+ a zero column for odd d), exponent k/(d/2 - 1)
 };
 
+// "paper", "split": the words of the tool and the docs; every value in declaration order.
+constexpr const char* sinusoidal_layout_name(sinusoidal_layout l) {
+  return l == sinusoidal_layout::paper ? "paper" : "split";
+}
+inline constexpr sinusoidal_layout all_sinusoidal_layouts[] = {sinusoidal_layout::paper,
+                                                               sinusoidal_layout::split};
+
 struct sinusoidal_config {
   std::uint32_t dim = 0;  // embedding width d
   sinusoidal_layout layout = sinusoidal_layout::paper;
