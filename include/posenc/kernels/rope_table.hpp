@@ -173,11 +173,11 @@ constexpr expanded_rope_cache<Positions, 2 * Pairs> expand(
 }
 }  // namespace detail
 
-// The expanded form of rope_cache_v<S, float, MaxPos>, built by the compiler. It costs about as
+// The expanded form of rope_cache_v<S, float, Positions>, built by the compiler. It costs about as
 // much constant evaluation again as the compact cache (one copy per entry, docs/kernels.md).
-template <rope_spec S, std::size_t MaxPos>
-inline constexpr expanded_rope_cache<MaxPos, checked_rope<S>.rotary_dim> expanded_rope_cache_v =
-    detail::expand(rope_cache_v<S, float, MaxPos>, checked_rope<S>.layout);
+template <rope_spec S, std::size_t Positions>
+inline constexpr expanded_rope_cache<Positions, checked_rope<S>.rotary_dim> expanded_rope_cache_v =
+    detail::expand(rope_cache_v<S, float, Positions>, checked_rope<S>.layout);
 
 namespace detail {
 // cos and sin of pairs [i0, i1) at position p, computed from the table's config (compact order):

@@ -11,9 +11,9 @@
 // longrope the factor is 1.
 //
 // Three ways to get the same numbers, bit for bit:
-// - rope_cache_v<S, T, MaxPos>: a constexpr variable template for a compile-time spec S (lands in
-//   .rodata; costs nothing until instantiated);
-// - build_rope_cache(cfg, max_pos, cos_out, sin_out, seq_len): fills caller storage (no
+// - rope_cache_v<S, T, Positions>: a constexpr variable template for a compile-time spec S
+//   (lands in .rodata; costs nothing until instantiated);
+// - build_rope_cache(cfg, positions, cos_out, sin_out, seq_len): fills caller storage (no
 //   allocation), validating the runtime config first;
 // - runtime_rope_cache<T>::make (tables/runtime_rope_cache.hpp): owning, std::vector storage.
 // The compile-time path is math::make_sincos_grid and the run-time one math::sincos_of_products;
@@ -95,8 +95,8 @@ constexpr rope_cache<T, Positions, Pairs> make_rope_cache(const rope_config& c,
 }
 }  // namespace tables_detail
 
-// The cos/sin cache of compile-time spec S for positions [0, MaxPos), T = float or double, built by
-// the compiler (seq_len 0, see the header comment). S::config is validated first: an invalid one
+// The cos/sin cache of compile-time spec S for positions [0, Positions), T = float or double, built
+// by the compiler (seq_len 0, see the header comment). S::config is validated first: an invalid one
 // stops compilation with the rule's message (checked_rope, spec/rope.hpp).
 //
 // Compile-time cost (docs/tables.md): float entries come from angle addition with a proven error
@@ -104,25 +104,25 @@ constexpr rope_cache<T, Positions, Pairs> make_rope_cache(const rope_config& c,
 // ~13 s Clang 16 on the development machine); double entries take the per-entry double-double path,
 // ~1-3 ms each, so compile-time double caches are practical only up to a few thousand entries
 // (build larger ones at run time). Large caches need raised constexpr limits (docs/building.md).
-template <rope_spec S, class T, std::size_t MaxPos>
-inline constexpr rope_cache<T, MaxPos, checked_rope<S>.rotary_dim / 2> rope_cache_v =
-    tables_detail::make_rope_cache<T, MaxPos>(checked_rope<S>, tables_detail::spec_thetas_v<S>);
+template <rope_spec S, class T, std::size_t Positions>
+inline constexpr rope_cache<T, Positions, checked_rope<S>.rotary_dim / 2> rope_cache_v =
+    tables_detail::make_rope_cache<T, Positions>(checked_rope<S>, tables_detail::spec_thetas_v<S>);
 
-// Fills cos_out and sin_out (max_pos * rotary_dim/2 entries each, row-major [p][i]) with the cache
-// of runtime config c for positions [0, max_pos), bit-identical to rope_cache_v for the same
-// config (at seq_len 0). Validates c first: if it is invalid, returns the broken rule and writes
-// nothing. No allocation; usable in constant expressions too (slower there than rope_cache_v).
-// Positions from 2^32 on are computed but lie outside the accuracy guarantee of
+// Fills cos_out and sin_out (positions * rotary_dim/2 entries each, row-major [p][i]) with the
+// cache of runtime config c for positions [0, positions), bit-identical to rope_cache_v for the
+// same config (at seq_len 0). Validates c first: if it is invalid, returns the broken rule and
+// writes nothing. No allocation; usable in constant expressions too (slower there than
+// rope_cache_v). Positions from 2^32 on are computed but lie outside the accuracy guarantee of
 // math::sincos_of_products (correctly rounded for p < 2^32).
 template <class T>
-constexpr rope_error build_rope_cache(const rope_config& c, std::size_t max_pos, T* cos_out,
+constexpr rope_error build_rope_cache(const rope_config& c, std::size_t positions, T* cos_out,
                                       T* sin_out, std::uint64_t seq_len = 0) {
   static_assert(math::detail::is_float_or_double<T>, "posenc: tables are float or double");
   return spec_detail::write_if_valid(c, [&] {
     const std::size_t pairs = c.rotary_dim / 2;
     const math::dd af = attention_factor_dd(c);
     for (std::size_t i = 0; i < pairs; ++i) {
-      math::sincos_of_products<T>(inv_freq_dd(c, static_cast<std::uint32_t>(i), seq_len), max_pos,
+      math::sincos_of_products<T>(inv_freq_dd(c, static_cast<std::uint32_t>(i), seq_len), positions,
                                   cos_out + i, sin_out + i, pairs, af);
     }
   });

@@ -29,21 +29,21 @@ class runtime_rope_cache {
   // An empty cache (0 positions, 0 pairs).
   runtime_rope_cache() = default;
 
-  // Builds the cache of c for positions [0, max_pos) at sequence length seq_len (dynamic and
+  // Builds the cache of c for positions [0, positions) at sequence length seq_len (dynamic and
   // longrope depend on it; 0 means none, as for rope_cache_v). If c is invalid, returns the broken
   // rule and leaves `out` unchanged. Allocation failure throws as std::vector does (a size that
   // overflows std::size_t is reported as std::length_error, never truncated).
-  static rope_error try_make(const rope_config& c, std::size_t max_pos, runtime_rope_cache& out,
+  static rope_error try_make(const rope_config& c, std::size_t positions, runtime_rope_cache& out,
                              std::uint64_t seq_len = 0) {
     const rope_error e = validate(c);
     if (e != rope_error::ok) return e;
     const std::size_t pairs = c.rotary_dim / 2;
-    const std::size_t n = tables_detail::entry_count(max_pos, pairs);
+    const std::size_t n = tables_detail::entry_count(positions, pairs);
     runtime_rope_cache r;
     r.cos_.resize(n);
     r.sin_.resize(n);
-    static_cast<void>(build_rope_cache<T>(c, max_pos, r.cos_.data(), r.sin_.data(), seq_len));
-    r.positions_ = max_pos;
+    static_cast<void>(build_rope_cache<T>(c, positions, r.cos_.data(), r.sin_.data(), seq_len));
+    r.positions_ = positions;
     r.pairs_ = pairs;
     r.attention_factor_ = posenc::attention_factor(c);
     out = std::move(r);
@@ -53,10 +53,10 @@ class runtime_rope_cache {
 #if defined(__cpp_exceptions)
   // As try_make, returning the cache; throws std::invalid_argument with message(e) if c is
   // invalid.
-  static runtime_rope_cache make(const rope_config& c, std::size_t max_pos,
+  static runtime_rope_cache make(const rope_config& c, std::size_t positions,
                                  std::uint64_t seq_len = 0) {
     runtime_rope_cache r;
-    tables_detail::throw_if_broken(try_make(c, max_pos, r, seq_len));
+    tables_detail::throw_if_broken(try_make(c, positions, r, seq_len));
     return r;
   }
 #endif
