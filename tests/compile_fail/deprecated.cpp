@@ -1,9 +1,10 @@
-// Every name that commit 1bf87bd ("one name per idea") replaced, used once under its old name:
+// Every public name that "one name per idea" replaced, used once under its old name:
 // each must still compile and mean what its new name means (the static_asserts), and each use must
 // draw a deprecation warning. deprecated.sh compiles this file with -Wno-deprecated-declarations
 // (no warning may remain) and with -Wdeprecated-declarations (every line marked "deprecated:"
 // must get one, and no other line).
 #include <posenc/analysis/laws.hpp>
+#include <posenc/kernels/dispatch.hpp>
 #include <posenc/spec/dispatch.hpp>  // the header's old name (a comment says so; no warning)
 #include <posenc/spec/learned.hpp>
 #include <posenc/spec/rope.hpp>
@@ -62,6 +63,15 @@ constexpr bool old_select() {
   return found && found_dim && preset && head_dim;
 }
 static_assert(old_select());
+
+// kernels/dispatch.hpp
+namespace pd = posenc::kernels::dispatch;
+static_assert(std::is_same_v<pd::rope_fn<float>, pd::apply_fn<float>>);  // deprecated: rope_fn (alias template)
+static_assert(std::is_same_v<pd::rope_in_place_fn<float>, pd::apply_in_place_fn<float>>);  // deprecated: rope_in_place_fn (alias template)
+static_assert(std::is_same_v<pd::rope_qk_fn<float>, pd::apply_qk_fn<float>>);  // deprecated: rope_qk_fn (alias template)
+static_assert(std::is_same_v<pd::encoding_kernels<float>, pd::additive_kernels<float>>);  // deprecated: encoding_kernels (alias template)
+constexpr pd::isa_kernels no_kernels{};
+static_assert(&no_kernels.encodings<float>() == &no_kernels.additive<float>());  // deprecated: isa_kernels::encodings
 
 // clang-format on
 
