@@ -37,12 +37,8 @@
 using json = nlohmann::json;
 
 namespace {
-int failures = 0;
-
-void fail(const std::string& what) {
-  std::printf("FAIL %s\n", what.c_str());
-  ++failures;
-}
+using posenc_test::golden::fail;
+using posenc_test::golden::failures;
 
 std::uint64_t parse_hex(const std::string& s) {
   return std::stoull(s, nullptr, 16);
@@ -173,6 +169,6 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     fail(std::string("sinusoidal: ") + e.what());
   }
-  if (failures > 0) std::printf("%d failures\n", failures);
-  return failures == 0 ? 0 : 1;
+  if (failures() > 0) std::printf("%d failures\n", failures());
+  return failures() == 0 ? 0 : 1;
 }

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -49,6 +50,17 @@ Json parse_file(const std::filesystem::path& file) {
 template <class Json = nlohmann::json>
 Json load(std::string_view name) {
   return parse_file<Json>(path(name));
+}
+
+// The failures of a golden reader: fail() prints "FAIL what" and counts it; failures() is the count,
+// from which the reader's exit status follows.
+inline int& failures() {
+  static int count = 0;
+  return count;
+}
+inline void fail(const std::string& what) {
+  std::printf("FAIL %s\n", what.c_str());
+  ++failures();
 }
 
 }  // namespace posenc_test::golden

@@ -23,12 +23,8 @@
 using json = nlohmann::json;
 
 namespace {
-int failures = 0;
-
-void fail(const std::string& what) {
-  std::printf("FAIL %s\n", what.c_str());
-  ++failures;
-}
+using posenc_test::golden::fail;
+using posenc_test::golden::failures;
 
 // Distance in float32 ulps (both finite, same sign here).
 std::int64_t ulp_distance(float a, float b) {
@@ -81,6 +77,6 @@ int main(int argc, char** argv) {
           compare(id + " (hf-config)", c, {"freqs", "--hf-config", path}, binary);
         }
         if (!saw_default) fail("the golden file has no default_hd128_base10000 case");
-        return failures;
+        return failures();
       });
 }
