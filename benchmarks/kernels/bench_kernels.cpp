@@ -1,19 +1,19 @@
 // posenc-bench-kernels: RoPE application on [T, 32 heads, 128] tensors, out of place (q -> y),
 // against memcpy of the same bytes, in one binary and one run (docs/benchmarks.md).
 //
+// clang-format off
 //   layouts     half, interleaved
 //   storage     f32, bf16 (computed in float32)
 //   T           1, 16, 512, 4096 tokens at positions 0..T-1
-//   strategies  constexpr_table          rope_cache_v (compile-time, compact) +
-//   dispatch::apply_rope
-//               runtime_table            runtime_rope_cache (compact) + dispatch::apply_rope
-//               runtime_table_expanded   the same cache in the expanded format +
-//               dispatch::apply_rope scalar_table             runtime_rope_cache (compact) +
-//               rope_reference (scalar) on_the_fly               per token, cos/sin of every pair
-//               the way ggml's CPU kernel
-//                                        makes them (float angle, theta *= theta_scale, cosf/sinf)
-//                                        into a stack buffer, then dispatch::apply_rope on that row
-//               memcpy                   std::memcpy of the T * 32 * 128 * sizeof(storage) bytes
+//   strategies  constexpr_table         rope_cache_v (compile-time, compact) + dispatch::apply_rope
+//               runtime_table           runtime_rope_cache (compact) + dispatch::apply_rope
+//               runtime_table_expanded  the same cache in the expanded format + dispatch::apply_rope
+//               scalar_table            runtime_rope_cache (compact) + rope_reference (scalar)
+//               on_the_fly              per token, cos/sin of every pair the way ggml's CPU kernel
+//                                       makes them (float angle, theta *= theta_scale, cosf/sinf)
+//                                       into a stack buffer, then dispatch::apply_rope on that row
+//               memcpy                  std::memcpy of the T * 32 * 128 * sizeof(storage) bytes
+// clang-format on
 // Tables: head_dim 128, base 1e4, no scaling, 4096 positions. dispatch::apply_rope runs the best
 // ISA of this CPU (printed in the context as posenc_isa).
 //
@@ -27,6 +27,9 @@
 // at T = 1 for the SIMD table strategies; bf16 faster than f32 at T = 4096).
 // Targets are reported, not asserted; the exit status is non-zero only when a benchmark failed
 // (every strategy's output is checked against rope_reference before it is timed).
+//
+// One file of ~500 lines: the strategies, the checks before timing and the summary share the
+// tensors and the table setup, and Google Benchmark registers them from one translation unit.
 #include <posenc/kernels/dispatch.hpp>
 #include <posenc/kernels/rope_reference.hpp>
 #include <posenc/kernels/rope_table.hpp>
