@@ -278,14 +278,13 @@ static_assert(listed_in_order_and_named_apart(posenc::all_scaling_types, posenc:
               "all_scaling_types lists none .. longrope");
 static_assert(listed_in_order_and_named_apart(posenc::all_sinusoidal_layouts,
                                               posenc::sinusoidal_layout_name) &&
-                  std::string_view(posenc::sinusoidal_layout_name(posenc::sinusoidal_layout::split)) ==
-                      "split",
+                  std::string_view(
+                      posenc::sinusoidal_layout_name(posenc::sinusoidal_layout::split)) == "split",
               "sinusoidal layouts: paper, split");
-static_assert(listed_in_order_and_named_apart(posenc::all_alibi_variants,
-                                              posenc::alibi_variant_name) &&
-                  listed_in_order_and_named_apart(posenc::all_alibi_slope_kinds,
-                                                  posenc::alibi_slope_kind_name) &&
-                  std::string_view(posenc::alibi_slope_kind_name(posenc::alibi_slope_kind::bloom)) ==
-                      "bloom",
-              "ALiBi variants and slope kinds: causal, symmetric; reference, bloom");
+static_assert(
+    listed_in_order_and_named_apart(posenc::all_alibi_variants, posenc::alibi_variant_name) &&
+        listed_in_order_and_named_apart(posenc::all_alibi_slope_kinds,
+                                        posenc::alibi_slope_kind_name) &&
+        std::string_view(posenc::alibi_slope_kind_name(posenc::alibi_slope_kind::bloom)) == "bloom",
+    "ALiBi variants and slope kinds: causal, symmetric; reference, bloom");
 }  // namespace enum_words

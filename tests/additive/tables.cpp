@@ -436,7 +436,8 @@ TEST_CASE("additive/learned tables: views, lookups, bounds", "[tables]") {
   CHECK_THROWS_WITH(runtime_learned_table<float>::make({1, 0, 0}, w),
                     "posenc: learned dim must be positive");
   runtime_learned_table<float> z;
-  REQUIRE(runtime_learned_table<float>::try_make(presets::bert_base::config, z) == learned_error::ok);
+  REQUIRE(runtime_learned_table<float>::try_make(presets::bert_base::config, z) ==
+          learned_error::ok);
   CHECK(z.data().size() == 512u * 768u);
   CHECK(z.lookup(511) != nullptr);
   CHECK(z.lookup(512) == nullptr);

@@ -52,8 +52,8 @@ Json load(std::string_view name) {
   return parse_file<Json>(path(name));
 }
 
-// The failures of a golden reader: fail() prints "FAIL what" and counts it; failures() is the count,
-// from which the reader's exit status follows.
+// The failures of a golden reader: fail() prints "FAIL what" and counts it; failures() is the
+// count, from which the reader's exit status follows.
 inline int& failures() {
   static int count = 0;
   return count;

@@ -60,8 +60,8 @@ constexpr bool satisfies(const learned_config& c, learned_error e) {
   return false;
 }
 
-inline constexpr learned_error all_learned_rules[] = {learned_error::positions,
-                                                      learned_error::dim, learned_error::rows};
+inline constexpr learned_error all_learned_rules[] = {learned_error::positions, learned_error::dim,
+                                                      learned_error::rows};
 
 // The first rule c breaks, or learned_error::ok.
 constexpr learned_error validate(const learned_config& c) {

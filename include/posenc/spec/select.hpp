@@ -104,7 +104,8 @@ inline std::string unknown_preset_message(std::string_view name) {
   return out;
 }
 
-// Earlier names (the word "dispatch" is kept for choosing an ISA at run time, kernels/dispatch.hpp).
+// Earlier names (the word "dispatch" is kept for choosing an ISA at run time,
+// kernels/dispatch.hpp).
 template <class F>
 [[deprecated("posenc: use posenc::select_preset")]] constexpr bool dispatch_preset(
     std::string_view name, F&& f) {
