@@ -1,4 +1,4 @@
-// Proofs for the other encodings (sinusoidal, learned, ALiBi): static_asserts only; building this
+// Proofs for the additive encodings (sinusoidal, learned, ALiBi): static_asserts only; building this
 // translation unit is the proof.
 #include <posenc/kernels/alibi.hpp>
 #include <posenc/kernels/learned.hpp>
@@ -193,5 +193,5 @@ static_assert(validate(sinusoidal_config{0}) == sinusoidal_error::dim &&
                   validate(sinusoidal_config{8, sinusoidal_layout::paper, 1.0}) ==
                       sinusoidal_error::base &&
                   validate(alibi_config{0}) == alibi_error::heads,
-              "spec rules of the encodings");
+              "spec rules of the additive encodings");
 }  // namespace
