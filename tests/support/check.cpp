@@ -47,7 +47,8 @@ void UlpReport::print() const {
   if (count_ == 0) return;
   std::ostringstream os;
   os << "[accuracy] " << name_ << ": " << count_ << " args, max error " << fixed(max_, 4)
-     << " ulp (" << worst_ << "), " << violations_ << " above " << fixed(bound_, 1) << " ulp\n";
+     << " ulp (" << worst_ << "), " << violations_ << " above " << fixed(bound_, 1) << " ulp"
+     << (with_extra_ ? " + the argument's own term" : "") << "\n";
   std::cout << os.str() << std::flush;
 }
 
