@@ -113,7 +113,8 @@ TEST_CASE("dials: scaled next to default (linear, ntk, llama3)", "[dials]") {
   mpfr_mul_ui(want, want, 8, MPFR_RNDN);
   CHECK(rel_error(last.scaled.wavelength, want) <= kDd);
   // llama3, d = 128, base 5e5, L = 8192 (formulas.md §2): pairs 0..28 unchanged, 35..63 divided
-  // by the factor; so over the original context, only the slow band changes its never_turns.
+  // by the factor, 29..34 blended; so over the original context, only the slow band changes its
+  // never_turns.
   const rope_config l3{128, 128, 500000.0, rope_layout::half,
                        posenc::scaling::llama3(8.0, 1.0, 4.0, 8192)};
   for (std::uint32_t i = 0; i < 64; ++i) {
@@ -127,6 +128,29 @@ TEST_CASE("dials: scaled next to default (linear, ntk, llama3)", "[dials]") {
       CHECK(rel_error(p.scaled.wavelength, w8) <= kDd);
       // wavelength > L / low_freq_factor = 8192 tokens: no turn within the original context.
       CHECK(p.scaled.never_turns);
+    }
+    if (i > 28 && i < 35) {
+      // The blended band, in MPFR from theta = base^(-2i/128) alone (HF
+      // _compute_llama3_parameters): smooth = (L / wavelength - low_freq_factor) /
+      // (high_freq_factor - low_freq_factor) = (8192 theta / 2 pi - 1) / 3, and
+      // theta' = (1 - smooth) theta / 8 + smooth theta. Each pair must lie strictly inside the
+      // band (0 < smooth < 1), which catches a band edge moved by one pair.
+      Mpfr theta, two_pi, smooth, one_minus, blended;
+      posenc_test::set_theta(theta, 500000.0, i, 128);
+      posenc_test::set_two_pi(two_pi);
+      mpfr_mul_ui(smooth, theta, 8192, MPFR_RNDN);
+      mpfr_div(smooth, smooth, two_pi, MPFR_RNDN);
+      mpfr_sub_ui(smooth, smooth, 1, MPFR_RNDN);
+      mpfr_div_ui(smooth, smooth, 3, MPFR_RNDN);
+      CHECK(mpfr_sgn(smooth.get()) > 0);
+      CHECK(mpfr_cmp_ui(smooth, 1) < 0);
+      mpfr_ui_sub(one_minus, 1, smooth, MPFR_RNDN);
+      mpfr_mul(one_minus, one_minus, theta, MPFR_RNDN);
+      mpfr_div_ui(one_minus, one_minus, 8, MPFR_RNDN);
+      mpfr_mul(blended, smooth, theta, MPFR_RNDN);
+      mpfr_add(blended, blended, one_minus, MPFR_RNDN);
+      CHECK(rel_error(p.scaled.inv_freq, blended) <= kDd);
+      CHECK(!(p.scaled.inv_freq == p.unscaled.inv_freq));
     }
   }
 }
