@@ -220,6 +220,30 @@ TEST_CASE("exact: inv_freq and attention_factor of every scaling against MPFR", 
   }
 }
 
+TEST_CASE("exact: longrope switches to the long factors only above the original context",
+          "[exact][mpfr]") {
+  // HF _compute_longrope_parameters: long_factor iff seq_len > original_max_position_embeddings,
+  // so seq_len == L still uses the short factors. Distinct factors per pair and list, so that a
+  // wrong choice changes every theta; each result == the correctly rounded float of MPFR's value.
+  static constexpr double short_factor[4] = {1.0, 1.25, 1.5, 2.0};
+  static constexpr double long_factor[4] = {3.0, 5.0, 7.0, 11.0};
+  constexpr std::uint32_t L = 4096;
+  RandomRope r;
+  r.config = rope_config{8, 8, 10000.0, rope_layout::half,
+                         posenc::scaling::longrope(short_factor, long_factor, L, 4 * L)};
+  for (std::uint64_t seq_len : {std::uint64_t{0}, std::uint64_t{L - 1}, std::uint64_t{L},
+                                std::uint64_t{L + 1}, std::uint64_t{4 * L}}) {
+    r.seq_len = seq_len;
+    for (std::uint32_t i = 0; i < 4; ++i) {
+      Mpfr exact(kWork);
+      bool near_discrete = false;
+      exact_inv_freq(exact, r, i, near_discrete);
+      INFO("seq_len " << seq_len << " pair " << i);
+      CHECK(posenc::inv_freq<float>(r.config, i, seq_len) == mpfr_get_flt(exact, MPFR_RNDN));
+    }
+  }
+}
+
 TEST_CASE("exact: HF's worked correction ranges and llama3 bands (formulas.md §2)", "[exact]") {
   // d = 128, base 10^4, L = 4096: correction dims 20.944 / 45.027, truncated (20, 46); L = 2048:
   // (16, 41). Pairs at or below low are unscaled, at or above high divided by the factor.
