@@ -78,3 +78,19 @@ TEST_CASE("validation: random configurations are valid; non-finite values are re
   c.scaling = posenc::scaling::yarn(2.0, 4096, 32.0, 1.0, true, 0.0, 0.0, nan);
   CHECK(posenc::validate(c) == rope_error::attention_factor);
 }
+
+TEST_CASE("validation: rotary_dim_from_factor truncates as HF's int(head_dim * factor)",
+          "[validation]") {
+  // Python's int() truncates toward zero: int(96 * 0.3) = int(28.799999999999997) = 28,
+  // int(96 * 0.27) = int(25.92) = 25 (odd, so rope_error::rotary_dim), int(80 * 0.4) = 32
+  // (Phi-2), int(96 * 0.25) = 24 (GPT-NeoX), int(64 * 0.999) = int(63.936) = 63.
+  CHECK(posenc::rotary_dim_from_factor(96, 0.3) == 28);
+  CHECK(posenc::rotary_dim_from_factor(96, 0.27) == 25);
+  CHECK(posenc::rotary_dim_from_factor(80, 0.4) == 32);
+  CHECK(posenc::rotary_dim_from_factor(96, 0.25) == 24);
+  CHECK(posenc::rotary_dim_from_factor(64, 0.999) == 63);
+  CHECK(posenc::rotary_dim_from_factor(128, 1.0) == 128);
+  // Outside (0, 1]: 0, which no rule accepts.
+  CHECK(posenc::rotary_dim_from_factor(128, 0.0) == 0);
+  CHECK(posenc::rotary_dim_from_factor(128, 1.5) == 0);
+}
