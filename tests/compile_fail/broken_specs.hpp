@@ -1,19 +1,25 @@
 // For each rule of posenc::all_rope_rules, a configuration that breaks it and a valid twin (the
-// same configuration with the offending fields fixed). validate() returns the rule for the broken
-// one and ok for the twin. Used by tests/compile_fail (as a compile-time spec the broken one must
-// not compile, stopping with the rule's message) and by tests/frequencies (at run time).
+// same configuration with the offending fields fixed); more_cases break the same rules through
+// every other parameter and clause that can break them (rule_case.hpp). validate() returns the
+// rule for the broken one and ok for the twin. Used by tests/compile_fail (as a compile-time spec
+// the broken one must not compile, stopping with the rule's message) and by tests/frequencies (at
+// run time).
 //
-// Each broken config breaks only its rule, except head_dim: head_dim = 0 leaves no valid
-// rotary_dim (>= 2 and <= head_dim), so it breaks rotary_dim as well (validate reports head_dim,
-// the first). also_broken lists such companions.
+// Each broken config breaks only its rule, except where the rules overlap: head_dim = 0 leaves no
+// valid rotary_dim (>= 2 and <= head_dim), and a longrope original_max_position_embeddings of 0 or
+// max_position_embeddings of 0 also breaks longrope_context (validate reports the first).
+// also_broken lists such companions.
 #pragma once
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <string_view>
+#include <limits>
+#include <span>
 
 #include <posenc/spec/rope.hpp>
+
+#include "rule_case.hpp"
 
 namespace posenc_test::rules {
 
@@ -26,6 +32,8 @@ namespace scaling = posenc::scaling;
 inline constexpr std::array<double, 2> two_factors = {1.0, 2.0};
 inline constexpr std::array<double, 3> three_factors = {1.0, 2.0, 3.0};
 inline constexpr std::array<double, 2> zero_factor = {1.0, 0.0};
+inline constexpr double inf = std::numeric_limits<double>::infinity();
+inline constexpr std::array<double, 2> infinite_factor = {1.0, inf};
 
 // longrope with max_position_embeddings < original_max_position_embeddings but a factor >= 1
 // set by hand (scaling::longrope would derive factor 0.5 and break the factor rule first).
@@ -35,19 +43,22 @@ constexpr posenc::rope_scaling longrope_short_context() {
   return s;
 }
 
+// longrope with every field set by hand (scaling::longrope derives the factor from the contexts).
+constexpr posenc::rope_scaling longrope_with(std::uint32_t original_max_position_embeddings,
+                                             std::uint32_t max_position_embeddings, double factor) {
+  posenc::rope_scaling s = scaling::longrope(
+      two_factors, two_factors, original_max_position_embeddings, max_position_embeddings);
+  s.factor = factor;
+  return s;
+}
+
 // head_dim 8 in the half layout, with the scaling (and rotary_dim, base) a case varies.
 constexpr rope_config head_dim_8(posenc::rope_scaling s, std::uint32_t rotary_dim = 8,
                                  double base = 10000.0) {
   return {8, rotary_dim, base, rope_layout::half, s};
 }
 
-struct rule_case {
-  rope_error rule;
-  std::string_view name;
-  rope_config broken;
-  rope_config valid;
-  rope_error also_broken = rope_error::ok;  // a second rule the broken config cannot avoid
-};
+using rule_case = posenc_test::rule_case<rope_config, rope_error>;
 
 inline constexpr rule_case cases[] = {
     {rope_error::head_dim,
@@ -92,14 +103,105 @@ inline constexpr rule_case cases[] = {
      head_dim_8(scaling::yarn(2.0, 4096, 32.0, 1.0, true, 0.0, 0.0, 1.25))},
 };
 
-// The table covers posenc::all_rope_rules, in the same order.
-constexpr bool covers_all_rules() {
-  if (std::size(cases) != std::size(posenc::all_rope_rules)) return false;
-  for (std::size_t i = 0; i < std::size(cases); ++i)
-    if (cases[i].rule != posenc::all_rope_rules[i]) return false;
-  return true;
-}
-static_assert(covers_all_rules(), "tests/compile_fail: one case per rule of all_rope_rules");
+// Every other parameter and clause that can break a rule; the twins sit on the rule's boundary
+// where it has one (factor 1, mscale 0, attention_factor 0, rotary_dim 4 for ntk, ...).
+inline constexpr std::array more_cases = std::to_array<rule_case>({
+    // factor: finite and >= 1, for every scaling that has a factor.
+    {rope_error::factor, "factor_infinite", head_dim_8(scaling::linear(inf)),
+     head_dim_8(scaling::linear(1.0))},
+    {rope_error::factor, "factor_ntk", head_dim_8(scaling::ntk(0.5)),
+     head_dim_8(scaling::ntk(1.0))},
+    {rope_error::factor, "factor_dynamic", head_dim_8(scaling::dynamic(0.5, 4096)),
+     head_dim_8(scaling::dynamic(1.0, 4096))},
+    {rope_error::factor, "factor_yarn", head_dim_8(scaling::yarn(0.5, 4096)),
+     head_dim_8(scaling::yarn(1.0, 4096))},
+    {rope_error::factor, "factor_llama3",
+     head_dim_8(scaling::llama3(0.5, 1.0, 4.0, 8192), 8, 500000.0),
+     head_dim_8(scaling::llama3(1.0, 1.0, 4.0, 8192), 8, 500000.0)},
+    {rope_error::factor, "factor_longrope", head_dim_8(longrope_with(4096, 8192, 0.5), 4),
+     head_dim_8(longrope_with(4096, 8192, 1.0), 4)},
+    // base: finite (a NaN already fails base > 1).
+    {rope_error::base,
+     "base_infinite",
+     {8, 8, inf, rope_layout::half},
+     {8, 8, 10000.0, rope_layout::half}},
+    // rotary_dim (partial rotary): <= head_dim, and HF's int(head_dim * partial_rotary_factor)
+    // when it is odd or the factor is outside (0, 1].
+    {rope_error::rotary_dim,
+     "rotary_dim_above_head_dim",
+     {8, 10, 10000.0, rope_layout::half},
+     {8, 8, 10000.0, rope_layout::half}},
+    {rope_error::rotary_dim,
+     "partial_rotary_odd",
+     {96, posenc::rotary_dim_from_factor(96, 0.27), 10000.0, rope_layout::half},
+     {96, posenc::rotary_dim_from_factor(96, 0.25), 10000.0, rope_layout::half}},
+    {rope_error::rotary_dim,
+     "partial_rotary_factor_above_1",
+     {8, posenc::rotary_dim_from_factor(8, 1.5), 10000.0, rope_layout::interleaved},
+     {8, posenc::rotary_dim_from_factor(8, 1.0), 10000.0, rope_layout::interleaved}},
+    {rope_error::rotary_dim_for_ntk, "rotary_dim_for_dynamic",
+     head_dim_8(scaling::dynamic(2.0, 4096), 2), head_dim_8(scaling::dynamic(2.0, 4096), 4)},
+    // original_max_position_embeddings of llama3 and longrope (yarn: cases above).
+    {rope_error::original_max_position_embeddings, "original_max_position_embeddings_llama3",
+     head_dim_8(scaling::llama3(8.0, 1.0, 4.0, 0), 8, 500000.0),
+     head_dim_8(scaling::llama3(8.0, 1.0, 4.0, 8192), 8, 500000.0)},
+    {rope_error::original_max_position_embeddings, "original_max_position_embeddings_longrope",
+     head_dim_8(longrope_with(0, 8192, 2.0), 4), head_dim_8(longrope_with(4096, 8192, 2.0), 4),
+     rope_error::longrope_context},
+    {rope_error::max_position_embeddings, "max_position_embeddings_longrope",
+     head_dim_8(longrope_with(4096, 0, 2.0), 4), head_dim_8(longrope_with(4096, 8192, 2.0), 4),
+     rope_error::longrope_context},
+    // yarn beta_fast > beta_slow > 0, both finite: through each parameter.
+    {rope_error::yarn_beta, "yarn_beta_fast_infinite",
+     head_dim_8(scaling::yarn(2.0, 4096, inf, 1.0)),
+     head_dim_8(scaling::yarn(2.0, 4096, 32.0, 1.0))},
+    {rope_error::yarn_beta, "yarn_beta_fast_equal_slow",
+     head_dim_8(scaling::yarn(2.0, 4096, 1.0, 1.0)),
+     head_dim_8(scaling::yarn(2.0, 4096, 2.0, 1.0))},
+    {rope_error::yarn_beta, "yarn_beta_slow_zero", head_dim_8(scaling::yarn(2.0, 4096, 32.0, 0.0)),
+     head_dim_8(scaling::yarn(2.0, 4096, 32.0, 0.25))},
+    // yarn mscale and mscale_all_dim: each finite and >= 0.
+    {rope_error::yarn_mscale, "yarn_mscale_infinite",
+     head_dim_8(scaling::yarn(2.0, 4096, 32.0, 1.0, true, inf, 1.0)),
+     head_dim_8(scaling::yarn(2.0, 4096, 32.0, 1.0, true, 0.0, 1.0))},
+    {rope_error::yarn_mscale, "yarn_mscale_all_dim_negative",
+     head_dim_8(scaling::yarn(2.0, 4096, 32.0, 1.0, true, 1.0, -1.0)),
+     head_dim_8(scaling::yarn(2.0, 4096, 32.0, 1.0, true, 1.0, 0.0))},
+    {rope_error::yarn_mscale, "yarn_mscale_all_dim_infinite",
+     head_dim_8(scaling::yarn(2.0, 4096, 32.0, 1.0, true, 1.0, inf)),
+     head_dim_8(scaling::yarn(2.0, 4096, 32.0, 1.0, true, 1.0, 1.0))},
+    // attention_factor: finite, of yarn and of longrope.
+    {rope_error::attention_factor, "attention_factor_infinite",
+     head_dim_8(scaling::yarn(2.0, 4096, 32.0, 1.0, true, 0.0, 0.0, inf)),
+     head_dim_8(scaling::yarn(2.0, 4096, 32.0, 1.0, true, 0.0, 0.0, 0.0))},
+    {rope_error::attention_factor, "attention_factor_longrope",
+     head_dim_8(scaling::longrope(two_factors, two_factors, 4096, 8192, -1.0), 4),
+     head_dim_8(scaling::longrope(two_factors, two_factors, 4096, 8192, 1.0), 4)},
+    // llama3 high_freq_factor > low_freq_factor > 0, high finite (an infinite low fails
+    // high > low).
+    {rope_error::llama3_freq_factors, "llama3_low_freq_factor_zero",
+     head_dim_8(scaling::llama3(8.0, 0.0, 4.0, 8192), 8, 500000.0),
+     head_dim_8(scaling::llama3(8.0, 0.5, 4.0, 8192), 8, 500000.0)},
+    {rope_error::llama3_freq_factors, "llama3_freq_factors_equal",
+     head_dim_8(scaling::llama3(8.0, 4.0, 4.0, 8192), 8, 500000.0),
+     head_dim_8(scaling::llama3(8.0, 4.0, 4.5, 8192), 8, 500000.0)},
+    {rope_error::llama3_freq_factors, "llama3_high_freq_factor_infinite",
+     head_dim_8(scaling::llama3(8.0, 1.0, inf, 8192), 8, 500000.0),
+     head_dim_8(scaling::llama3(8.0, 1.0, 4.0, 8192), 8, 500000.0)},
+    // longrope long_factor (short_factor: cases above): its length and its values.
+    {rope_error::longrope_factor_length, "longrope_long_factor_length",
+     head_dim_8(scaling::longrope(two_factors, three_factors, 4096, 8192), 4),
+     head_dim_8(scaling::longrope(two_factors, two_factors, 4096, 8192), 4)},
+    {rope_error::longrope_factor_value, "longrope_long_factor_infinite",
+     head_dim_8(scaling::longrope(two_factors, infinite_factor, 4096, 8192), 4),
+     head_dim_8(scaling::longrope(two_factors, two_factors, 4096, 8192), 4)},
+    // longrope original_max_position_embeddings >= 2 (the attention factor's ln).
+    {rope_error::longrope_context, "longrope_original_context_1",
+     head_dim_8(scaling::longrope(two_factors, two_factors, 1, 8192), 4),
+     head_dim_8(scaling::longrope(two_factors, two_factors, 2, 8192), 4)},
+});
+static_assert(posenc_test::one_case_per_rule(cases, more_cases, posenc::all_rope_rules),
+              "tests/compile_fail: one case per rule of all_rope_rules, in order");
 
 constexpr const rule_case& case_for(rope_error e) {
   for (const rule_case& c : cases)
