@@ -315,6 +315,7 @@ struct Failures {
   std::size_t count = 0;
   std::size_t calls = 0;
   std::size_t elements = 0;
+  double worst32 = 0.0, worst16 = 0.0;  // largest error / bound: float, 16-bit storage
   std::string first;
   void add(const std::string& what) {
     if (count < 12) first += what + "\n";
@@ -474,6 +475,8 @@ void run_call(const Runner<T>& run, const Problem& pr, std::size_t tokens, std::
               rotation_bound(C::format, y.a.hi, xa, xb, ac, as, af, o.theta(i), pos[t]);
           const double bb =
               rotation_bound(C::format, y.b.hi, xb, xa, ac, as, af, o.theta(i), pos[t]);
+          double& worst = C::format.precision == 24 ? failures.worst32 : failures.worst16;
+          worst = std::max({worst, ea / ba, eb / bb});
           if (!(ea <= ba) || !(eb <= bb)) {
             if (bad++ < 2)
               failures.add(desc() + ": token " + std::to_string(t) + " (position " +
@@ -510,7 +513,9 @@ void run_call(const Runner<T>& run, const Problem& pr, std::size_t tokens, std::
 
 void report(const char* group) {
   std::cout << group << ": " << failures.calls << " calls, " << failures.elements
-            << " elements checked, " << failures.count << " outside the bound or wrong\n";
+            << " elements checked, " << failures.count
+            << " outside the bound or wrong; largest error / bound: f32 " << failures.worst32
+            << ", bf16/f16 " << failures.worst16 << "\n";
   INFO(failures.first);
   CHECK(failures.count == 0);
   failures = Failures{};
