@@ -16,6 +16,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "support/storage_oracle.hpp"
+
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -105,7 +107,7 @@ void check_sinusoidal(std::size_t tokens, std::size_t heads, std::size_t hd, int
       for (std::size_t c = 0; c < hd; ++c) {
         const std::size_t off = static_cast<std::size_t>(view.at(t, h) - in.data()) + c;
         const float want = load_float(in[off]) + table[p * d + h * hd + c];
-        const T w = store_as<T>(want);
+        const T w = posenc_test::expected_as<T>(want);
         REQUIRE(std::memcmp(&w, &ref[off], sizeof(T)) == 0);
       }
   }
@@ -161,7 +163,7 @@ void check_learned(std::size_t tokens, std::size_t heads, std::size_t hd, int la
         const std::size_t off = static_cast<std::size_t>(view.at(t, h) - in.data()) + c;
         // Position 3 + t reads row 3 + t + offset 2.
         const float want = load_float(in[off]) + load_float(weights[(t + 5) * d + h * hd + c]);
-        const T w = store_as<T>(want);
+        const T w = posenc_test::expected_as<T>(want);
         REQUIRE(std::memcmp(&ref[off], &w, sizeof(T)) == 0);
       }
 }
@@ -230,7 +232,7 @@ template <storage_type T>
 T alibi_expected(T score, float m, std::uint64_t d) {
   volatile float b = m * static_cast<float>(d);
   const float bf = b;
-  return store_as<T>(load_float(score) - bf);
+  return posenc_test::expected_as<T>(load_float(score) - bf);
 }
 
 template <storage_type T>

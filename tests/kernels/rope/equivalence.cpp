@@ -30,6 +30,7 @@
 
 // Catch2, and RapidCheck unless POSENC_TEST_NO_RAPIDCHECK (cross builds).
 #include "kernels/rope/common.hpp"
+#include "support/storage_oracle.hpp"
 
 using namespace posenc_test::krope;
 namespace simd = posenc::kernels::simd;
@@ -252,10 +253,10 @@ TEST_CASE("kernels/rope: SIMD == reference bit for bit", "[rope]") {
 #endif
 }
 
-// The widening and narrowing of the SIMD path on special values, with expected bits from the
-// definitions (to_bf16 / to_f16, exhaustively verified in their own tests) rather than from a
-// kernel: a hand-made row with cos = v, sin = 0 for x = (1, 0) gives y_a = fma(1, v, 0 * -0) = v
-// (or (1 * v) + -0 = v), so y_a's storage is store_as<T>(v); and cos = 1, sin = 0 for x = (x_a, 0)
+// The widening and narrowing of the SIMD path on special values, with expected bits from the test
+// oracle (support/storage_oracle.hpp, no posenc conversion) rather than from a kernel: a
+// hand-made row with cos = v, sin = 0 for x = (1, 0) gives y_a = fma(1, v, 0 * -0) = v
+// (or (1 * v) + -0 = v), so y_a's storage is v rounded to T; and cos = 1, sin = 0 for x = (x_a, 0)
 // gives y_a = x_a + -0 = x_a, so widening and narrowing return x_a (NaNs made quiet).
 // A table of one row, no rows on the fly: cos = cs, sin = sn (R/2 entries each).
 pk::rope_table one_row_table(const std::vector<float>& cs, const std::vector<float>& sn,
@@ -307,7 +308,7 @@ void check_conversions(const std::vector<float>& values, const std::vector<std::
         for (std::size_t i = 0; i < n; ++i) {
           INFO(what << " " << layout_name(layout) << " pair " << i << " v bits 0x" << std::hex
                     << std::bit_cast<std::uint32_t>(values[i]));
-          CHECK(bits(y[a_of(i, R)]) == bits(posenc::store_as<T>(values[i])));
+          CHECK(bits(y[a_of(i, R)]) == bits(posenc_test::expected_as<T>(values[i])));
         }
       });
     }

@@ -56,6 +56,7 @@
 #include <vector>
 
 #include "kernels/storage/simd_conversions_impl.hpp"
+#include "support/storage_oracle.hpp"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
@@ -602,6 +603,19 @@ TEST_CASE("storage: narrowing against MPFR on the dense sample", "[storage][mpfr
     snh.add(xs.data(), got.data(), want16.data(), n);
     report(snh);
 #endif
+  }
+
+  // The other tests' expected 16-bit values (support/storage_oracle.hpp, FPU rounding of the
+  // scaled value) against MPFR, NaNs against the written-out rule: the same sample.
+  {
+    tally of{"oracle_f16_bits (support/storage_oracle.hpp)"},
+        ob{"oracle_bf16_bits (support/storage_oracle.hpp)"};
+    for (std::size_t i = 0; i < n; ++i) {
+      of.add(xs[i], posenc_test::oracle_f16_bits(as_float(xs[i])), want16[i]);
+      ob.add(xs[i], posenc_test::oracle_bf16_bits(as_float(xs[i])), wantbf[i]);
+    }
+    report(of);
+    report(ob);
   }
 
   // The instructions against MPFR on the same sample: the two references agree, except for the
