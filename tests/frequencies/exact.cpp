@@ -1,9 +1,9 @@
 // posenc/frequencies/rope.hpp against exact math: inv_freq<float> is the correctly rounded float
-// of the exact value of each scaling's formula (MPFR, 256 bits, the discrete branches of YaRN's
-// truncation and llama3's bands decided in MPFR too), inv_freq<double> within 0.5 ulp (plus the
-// double-double residue; llama3 and yarn: see check_against_mpfr), attention_factor within 1 ulp,
-// on random configurations (support/random_rope.hpp); HF's worked correction ranges and llama3
-// bands (docs/formulas.md §2). Tag [exact].
+// of the exact value of each scaling's formula (support/exact_rope.hpp: MPFR, 256 bits, the
+// discrete branches of YaRN's truncation and llama3's bands decided in MPFR too), inv_freq<double>
+// within 0.5 ulp (plus the double-double residue; llama3 and yarn: see check_against_mpfr),
+// attention_factor within 1 ulp, on random configurations (support/random_rope.hpp); HF's worked
+// correction ranges and llama3 bands (docs/formulas.md §2). Tag [exact].
 #include <posenc/frequencies/rope.hpp>
 #include <posenc/spec/rope.hpp>
 
@@ -16,7 +16,7 @@
 #include <tuple>
 
 #include "support/check.hpp"
-#include "support/exact.hpp"
+#include "support/exact_rope.hpp"
 #include "support/gen.hpp"
 #include "support/mpfr_ref.hpp"
 #include "support/random_rope.hpp"
@@ -31,140 +31,6 @@ using namespace posenc_test;
 namespace {
 
 constexpr mpfr_prec_t kWork = kPrec + 64;
-
-// The exact theta_i of the config (each scaling's formula, docs/formulas.md §2).
-void exact_inv_freq(Mpfr& out, const RandomRope& r, std::uint32_t i, bool& near_discrete) {
-  const rope_config& c = r.config;
-  const posenc::rope_scaling& s = c.scaling;
-  const auto ii = static_cast<std::int64_t>(i);
-  const auto R = static_cast<std::int64_t>(c.rotary_dim);
-  Mpfr theta(kWork), t(kWork), u(kWork);
-  set_pow_ratio(theta, c.base, -2 * ii, R);
-  switch (s.type) {
-    case scaling_type::none:
-      mpfr_set(out, theta, MPFR_RNDN);
-      return;
-    case scaling_type::linear:
-      mpfr_div_d(out, theta, s.factor, MPFR_RNDN);
-      return;
-    case scaling_type::ntk:
-      set_pow_ratio(t, s.factor, -2 * ii, R - 2);
-      mpfr_mul(out, theta, t, MPFR_RNDN);
-      return;
-    case scaling_type::dynamic: {
-      // bracket = factor seq / max_pos - (factor - 1), seq = max(seq_len, max_pos)
-      const std::uint64_t seq =
-          r.seq_len > s.max_position_embeddings ? r.seq_len : s.max_position_embeddings;
-      mpfr_set_d(t, s.factor, MPFR_RNDN);
-      mpfr_mul_ui(t, t, static_cast<unsigned long>(seq), MPFR_RNDN);
-      mpfr_div_ui(t, t, s.max_position_embeddings, MPFR_RNDN);
-      mpfr_sub_d(t, t, s.factor, MPFR_RNDN);
-      mpfr_add_ui(t, t, 1, MPFR_RNDN);
-      mpfr_log(t, t, MPFR_RNDN);
-      mpfr_mul_si(t, t, -2 * ii, MPFR_RNDN);
-      mpfr_div_si(t, t, R - 2, MPFR_RNDN);
-      mpfr_exp(t, t, MPFR_RNDN);
-      mpfr_mul(out, theta, t, MPFR_RNDN);
-      return;
-    }
-    case scaling_type::yarn: {
-      set_yarn_ramp(u, c, i, near_discrete);
-      mpfr_div_d(t, theta, s.factor, MPFR_RNDN);
-      mpfr_mul(t, t, u, MPFR_RNDN);  // (theta / factor) ramp
-      mpfr_ui_sub(u, 1, u, MPFR_RNDN);
-      mpfr_mul(u, theta, u, MPFR_RNDN);  // theta (1 - ramp)
-      mpfr_add(out, t, u, MPFR_RNDN);
-      return;
-    }
-    case scaling_type::llama3: {
-      const double L = s.original_max_position_embeddings;
-      Mpfr wavelen(kWork), edge(kWork);
-      set_two_pi(wavelen);
-      mpfr_div(wavelen, wavelen, theta, MPFR_RNDN);
-      mpfr_set_d(edge, L, MPFR_RNDN);
-      mpfr_div_d(edge, edge, s.low_freq_factor, MPFR_RNDN);
-      if (mpfr_cmp(wavelen, edge) > 0) {
-        mpfr_div_d(out, theta, s.factor, MPFR_RNDN);
-        return;
-      }
-      mpfr_set_d(edge, L, MPFR_RNDN);
-      mpfr_div_d(edge, edge, s.high_freq_factor, MPFR_RNDN);
-      if (mpfr_cmp(wavelen, edge) < 0) {
-        mpfr_set(out, theta, MPFR_RNDN);
-        return;
-      }
-      // smooth = (L / wavelen - low) / (high - low); (1 - smooth) theta / factor + smooth theta
-      mpfr_d_div(u, L, wavelen, MPFR_RNDN);
-      mpfr_sub_d(u, u, s.low_freq_factor, MPFR_RNDN);
-      mpfr_set_d(t, s.high_freq_factor, MPFR_RNDN);
-      mpfr_sub_d(t, t, s.low_freq_factor, MPFR_RNDN);
-      mpfr_div(u, u, t, MPFR_RNDN);
-      mpfr_ui_sub(t, 1, u, MPFR_RNDN);
-      mpfr_mul(t, t, theta, MPFR_RNDN);
-      mpfr_div_d(t, t, s.factor, MPFR_RNDN);
-      mpfr_mul(u, u, theta, MPFR_RNDN);
-      mpfr_add(out, t, u, MPFR_RNDN);
-      return;
-    }
-    case scaling_type::longrope: {
-      const bool use_long = r.seq_len > s.original_max_position_embeddings;
-      mpfr_div_d(out, theta, use_long ? s.long_factor[i] : s.short_factor[i], MPFR_RNDN);
-      return;
-    }
-  }
-}
-
-// HF get_mscale(s, m) = 1 for s <= 1, else 0.1 m ln(s) + 1, with 0.1 m the double product that HF
-// (Python) and the library form; the rest exact.
-void exact_mscale(Mpfr& out, double s, double m) {
-  if (s <= 1.0) {
-    mpfr_set_ui(out, 1, MPFR_RNDN);
-    return;
-  }
-  mpfr_set_d(out, s, MPFR_RNDN);
-  mpfr_log(out, out, MPFR_RNDN);
-  mpfr_mul_d(out, out, 0.1 * m, MPFR_RNDN);
-  mpfr_add_ui(out, out, 1, MPFR_RNDN);
-}
-
-void exact_attention_factor(Mpfr& out, const rope_config& c) {
-  const posenc::rope_scaling& s = c.scaling;
-  switch (s.type) {
-    case scaling_type::yarn:
-      if (s.attention_factor > 0.0) {
-        mpfr_set_d(out, s.attention_factor, MPFR_RNDN);
-      } else if (s.mscale > 0.0 && s.mscale_all_dim > 0.0) {
-        Mpfr den(kWork);
-        exact_mscale(out, s.factor, s.mscale);
-        exact_mscale(den, s.factor, s.mscale_all_dim);
-        mpfr_div(out, out, den, MPFR_RNDN);
-      } else {
-        exact_mscale(out, s.factor, 1.0);
-      }
-      return;
-    case scaling_type::longrope: {
-      if (s.attention_factor > 0.0) {
-        mpfr_set_d(out, s.attention_factor, MPFR_RNDN);
-      } else if (s.factor <= 1.0) {
-        mpfr_set_ui(out, 1, MPFR_RNDN);
-      } else {
-        // sqrt(1 + ln(factor) / ln(original_max_position_embeddings))
-        Mpfr l(kWork);
-        mpfr_set_d(out, s.factor, MPFR_RNDN);
-        mpfr_log(out, out, MPFR_RNDN);
-        mpfr_set_ui(l, s.original_max_position_embeddings, MPFR_RNDN);
-        mpfr_log(l, l, MPFR_RNDN);
-        mpfr_div(out, out, l, MPFR_RNDN);
-        mpfr_add_ui(out, out, 1, MPFR_RNDN);
-        mpfr_sqrt(out, out, MPFR_RNDN);
-      }
-      return;
-    }
-    default:
-      mpfr_set_ui(out, 1, MPFR_RNDN);
-      return;
-  }
-}
 
 void check_against_mpfr(scaling_type type) {
   const std::string name = scaling_name(type);
@@ -190,7 +56,7 @@ void check_against_mpfr(scaling_type type) {
     Mpfr exact(kWork);
     for (std::uint32_t i = 0; i < c.rotary_dim / 2; ++i) {
       bool near_discrete = false;
-      exact_inv_freq(exact, r, i, near_discrete);
+      exact_rope_inv_freq(exact, r.config, i, r.seq_len, near_discrete);
       if (near_discrete) {
         ++near_discrete_pairs;
         continue;
@@ -199,7 +65,7 @@ void check_against_mpfr(scaling_type type) {
       rf.check(posenc::inv_freq<float>(c, i, r.seq_len), exact, desc);
       rd.check(posenc::inv_freq<double>(c, i, r.seq_len), exact, desc);
     }
-    exact_attention_factor(exact, c);
+    exact_rope_attention_factor(exact, c);
     ra.check(posenc::attention_factor(c), exact, [&] { return describe(r); });
     assert_batch(rf, rd, ra);
   });
@@ -237,7 +103,7 @@ TEST_CASE("exact: longrope switches to the long factors only above the original 
     for (std::uint32_t i = 0; i < 4; ++i) {
       Mpfr exact(kWork);
       bool near_discrete = false;
-      exact_inv_freq(exact, r, i, near_discrete);
+      exact_rope_inv_freq(exact, r.config, i, r.seq_len, near_discrete);
       INFO("seq_len " << seq_len << " pair " << i);
       CHECK(posenc::inv_freq<float>(r.config, i, seq_len) == mpfr_get_flt(exact, MPFR_RNDN));
     }

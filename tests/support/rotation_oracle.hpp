@@ -4,11 +4,11 @@
 //   y_a = x_a (af cos) - x_b (af sin),   y_b = x_b (af cos) + x_a (af sin)   (RoFormer eq. 34)
 // from exact inputs, with the error bound a float kernel must meet (rotation_bound below).
 //
-// Nothing here calls posenc code: the configuration is read field by field (the same formulas as
-// tests/frequencies/exact.cpp, on tests/support/exact.hpp), channels are paired here, and the
-// rows are MPFR values rounded to double-double (hi + lo, 2^-106 relative) and cached per position,
-// so that a sweep over ISAs, storage types, tables and strides evaluates each (config, position)
-// once.
+// Nothing here calls posenc code: the configuration is read field by field (theta_i and the
+// attention factor from support/exact_rope.hpp, as in tests/frequencies/exact.cpp), channels are
+// paired here, and the rows are MPFR values rounded to double-double (hi + lo, 2^-106 relative)
+// and cached per position, so that a sweep over ISAs, storage types, tables and strides evaluates
+// each (config, position) once.
 #pragma once
 
 #include <cstdint>
@@ -21,16 +21,6 @@
 #include "support/mpfr_ref.hpp"
 
 namespace posenc_test {
-
-// The exact theta_i of config c at HF sequence length seq_len (dynamic: the base grows with
-// max(seq_len, max_position_embeddings); longrope: long factors when seq_len >
-// original_max_position_embeddings). near_discrete is set when a YaRN correction dim lies within
-// 2^-70 of an integer (the library's floor/ceil might go the other way).
-void exact_rope_inv_freq(Mpfr& out, const posenc::rope_config& c, std::uint32_t i,
-                         std::uint64_t seq_len, bool& near_discrete);
-// The exact attention factor (yarn: 0.1 ln s + 1, DeepSeek's mscale ratio or the explicit value;
-// longrope: sqrt(1 + ln s / ln L) or the explicit value; 1 otherwise).
-void exact_rope_attention_factor(Mpfr& out, const posenc::rope_config& c);
 
 // A double-double value hi + lo, |lo| <= ulp(hi) / 2.
 struct dd_value {
