@@ -6,8 +6,9 @@ usage:
   check_docs.py code ROOT --scratch DIR --cxx=WORD... [--include DIR] [--flag=FLAG]...
                 [--link=ARG]... [--timeout SECONDS]
 
-links: every *.md file under ROOT (hidden directories, meson build directories and the --exclude
-directories left out) is scanned outside code, and every relative link must resolve:
+links: every *.md file under ROOT (hidden directories, meson build directories, the directories
+git ignores when ROOT is in a git work tree (scratch copies such as scripts/mutate's) and the
+--exclude directories left out) is scanned outside code, and every relative link must resolve:
   - markdown links and images [text](target), [text](target "title"), reference definitions
     [id]: target, and HTML <a href> / <img src>;
   - target resolved against the file's directory (a leading "/" against ROOT) must stay inside
@@ -68,6 +69,20 @@ class Tree:
     def __init__(self, root, excludes):
         self.root = os.path.realpath(root)
         self.excluded = {os.path.realpath(os.path.join(self.root, e)) for e in excludes}
+        self.excluded |= self.git_ignored_dirs()
+
+    def git_ignored_dirs(self):
+        """The directories git ignores under ROOT (none outside a git work tree)."""
+        try:
+            r = subprocess.run(["git", "-C", self.root, "ls-files", "--others", "--ignored",
+                                "--exclude-standard", "--directory"],
+                               capture_output=True, text=True, timeout=120)
+        except (OSError, subprocess.TimeoutExpired):
+            return set()
+        if r.returncode != 0:
+            return set()
+        return {os.path.realpath(os.path.join(self.root, line.rstrip("/")))
+                for line in r.stdout.split("\n") if line.endswith("/")}
 
     def left_out(self, directory):
         d = os.path.realpath(directory)
