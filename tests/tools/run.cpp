@@ -317,3 +317,113 @@ TEST_CASE("presets through --preset", "[run][presets]") {
   CHECK(r.status == exit_usage);
   CHECK(r.err.starts_with("posenc: unknown preset 'no-such-model'; known presets: "));
 }
+
+// Issue 14: a derived quantity that is not finite, or does not fit float32 storage, is an error
+// naming the rule and its flags, with nothing on out (each of these printed NaN, inf or zeros with
+// exit 0 before).
+TEST_CASE("derived quantities: finite or an error", "[run]") {
+  struct bad_case {
+    std::vector<std::string_view> args;
+    std::string_view message_part;
+  };
+  const std::vector<std::string_view> yarn_beta = {"--head-dim",  "16",   "--scaling",      "yarn",
+                                                   "--factor",    "4",    "--original-max", "4096",
+                                                   "--beta-fast", "1e308"};
+  const auto with = [](std::vector<std::string_view> head, const std::vector<std::string_view>& a) {
+    head.insert(head.end(), a.begin(), a.end());
+    return head;
+  };
+  const std::string_view correction = "posenc: the yarn correction range [";
+  const std::vector<bad_case> bad = {
+      // linear factor 1e300: theta_0 = 1e-300, wavelength beyond double-double arithmetic
+      {{"dials", "--head-dim", "64", "--scaling", "linear", "--factor", "1e300", "--context",
+        "100"},
+       "posenc: inv_freq of pair 0 is 1e-300; it must be a normal float32"},
+      {{"freqs", "--head-dim", "16", "--scaling", "yarn", "--factor", "1e300", "--original-max",
+        "4096"},
+       "posenc: inv_freq of pair 6 is"},
+      {with({"ramp"}, yarn_beta), correction},
+      {with({"dials", "--context", "10"}, yarn_beta), correction},
+      {with({"check"}, yarn_beta), correction},
+      {with({"decay", "--max-distance", "4"}, yarn_beta), correction},
+      {with({"freqs"}, yarn_beta), correction},
+      {{"freqs", "--head-dim", "16", "--scaling", "yarn", "--factor", "4", "--original-max", "4096",
+        "--mscale", "1e308", "--mscale-all-dim", "1"},
+       "posenc: the attention factor ("},
+      {{"freqs", "--head-dim", "16", "--scaling", "yarn", "--factor", "4", "--original-max", "4096",
+        "--attention-factor", "1e39"},
+       "posenc: the attention factor (9.9999999999999994e+38) must be finite and at most the "
+       "float32 maximum"},
+  };
+  for (const bad_case& b : bad) {
+    const result r = run_cli(b.args);
+    INFO(b.args[0] << ": " << r.err);
+    CHECK(r.status == exit_invalid);
+    CHECK(r.out.empty());
+    CHECK(count_lines(r.err) == 1u);
+    CHECK(r.err.starts_with(b.message_part));
+  }
+  // The edge of the inv_freq rule: 1/8.6e37 is below 2^-126 = 1.1755e-38, 1/8.5e37 above it.
+  CHECK(run_cli({"freqs", "--head-dim", "2", "--scaling", "linear", "--factor", "8.6e37"}).status ==
+        exit_invalid);
+  CHECK(run_cli({"freqs", "--head-dim", "2", "--scaling", "linear", "--factor", "8.5e37"}).status ==
+        0);
+}
+
+// Issue 14: the work budgets of accuracy ((positions + sweep) x pairs) and decay (pairs x
+// distances through the last window) are checked before any work, the message names the flags,
+// and --work-limit raises them.
+TEST_CASE("work budgets: refused before the work, raised by --work-limit", "[run]") {
+  // accuracy --head-dim 65536 at 4096 positions: 4096 x 32768 = 2^27 evaluations (11 minutes).
+  std::vector<std::string> args = {"accuracy", "--head-dim", "65536", "--positions"};
+  std::string list;
+  for (int p = 0; p < 4096; ++p) list += (p ? "," : "") + std::to_string(p);
+  args.push_back(list);
+  result r = run_cli(args);
+  INFO(r.err);
+  CHECK(r.status == exit_invalid);
+  CHECK(r.out.empty());
+  CHECK(count_lines(r.err) == 1u);
+  CHECK(r.err ==
+        "posenc: accuracy would evaluate 4096 positions x 32768 pairs = 134217728, beyond the "
+        "work budget of 4194304; give fewer --positions or a smaller --head-dim / --rotary-dim, "
+        "or raise the budget with --work-limit N\n");
+  // 3 positions x 4 pairs = 12 evaluations: the budget is inclusive.
+  const std::vector<std::string_view> small = {"accuracy", "--head-dim", "8", "--positions",
+                                               "1,2,3"};
+  auto with_limit = [](std::vector<std::string_view> a, std::string_view n) {
+    a.push_back("--work-limit");
+    a.push_back(n);
+    return a;
+  };
+  r = run_cli(with_limit(small, "11"));
+  CHECK(r.status == exit_invalid);
+  CHECK(r.err.find("3 positions x 4 pairs = 12, beyond the work budget of 11;") !=
+        std::string::npos);
+  CHECK(run_cli(with_limit(small, "12")).status == 0);
+  // decay to distance 4: windows through r = 7, 8 distances x 4 pairs = 32 steps.
+  const std::vector<std::string_view> decay = {"decay", "--head-dim", "8", "--max-distance", "4"};
+  r = run_cli(with_limit(decay, "31"));
+  CHECK(r.status == exit_invalid);
+  CHECK(r.out.empty());
+  CHECK(r.err ==
+        "posenc: decay over 8 distances with 4 pairs is beyond the limit of 31 steps; lower "
+        "--max-distance or --head-dim / --rotary-dim, or raise the budget with --work-limit N\n");
+  CHECK(run_cli(with_limit(decay, "32")).status == 0);
+  r = run_cli({"decay", "--head-dim", "65536", "--max-distance", "16777216"});
+  CHECK(r.err.find("beyond the limit of 4294967296 steps") != std::string::npos);
+}
+
+// Issue 14: apply of finite input whose rotation overflows float32 is an error, not "inf".
+// data/apply_overflow.json: x = [3e38, 0, 3e38, 0] at position 1; pair 0 is (x0, x2) (half
+// layout), so y2 = 3e38 (sin 1 + cos 1) = 4.1e38.
+TEST_CASE("apply: a rotation beyond float32 is an error", "[run]") {
+  const std::string file = posenc_test::tools_data("apply_overflow.json");
+  const result r = run_cli({"apply", "--input", file, "--head-dim", "4"});
+  INFO(r.err);
+  CHECK(r.status == exit_invalid);
+  CHECK(r.out.empty());
+  CHECK(r.err ==
+        "posenc: y[2] overflows float32 (the rotation of finite x, times the attention factor, is "
+        "beyond 3.4e38)\n");
+}

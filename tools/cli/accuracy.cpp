@@ -249,9 +249,20 @@ int run_accuracy(const invocation& inv, std::ostream& out) {
   std::vector<std::uint64_t> pos = inv.accuracy.positions;
   if (pos.empty())
     pos.assign(std::begin(accuracy_default_positions), std::end(accuracy_default_positions));
+  const std::vector<std::uint64_t> sweep =
+      inv.svg ? accuracy_sweep_positions() : std::vector<std::uint64_t>{};
+  const std::uint64_t pairs = c.rotary_dim / 2;
+  const std::uint64_t evaluations = (pos.size() + sweep.size()) * pairs;
+  const std::uint64_t limit = inv.work_limit.value_or(accuracy_work_limit);
+  if (evaluations > limit)
+    invalid("posenc: accuracy would evaluate " + std::to_string(pos.size() + sweep.size()) +
+            " positions x " + std::to_string(pairs) + " pairs = " + std::to_string(evaluations) +
+            ", beyond the work budget of " + std::to_string(limit) +
+            "; give fewer --positions or a smaller --head-dim / --rotary-dim" +
+            (inv.svg ? " (--svg adds " + std::to_string(sweep.size()) + " positions)" : "") +
+            ", or raise the budget with --work-limit N");
   const accuracy_result r = compute_accuracy(c, pos, inv.seq_len);
   if (inv.svg) {
-    const std::vector<std::uint64_t> sweep = accuracy_sweep_positions();
     const accuracy_result s = compute_accuracy(c, sweep, inv.seq_len);
     const std::string title = "RoPE float32 cos/sin error vs exact: head_dim " +
                               std::to_string(c.head_dim) + ", rotary_dim " +

@@ -79,6 +79,11 @@ void write_accuracy(std::ostream& out, const accuracy_result& r, output_format f
 // The log-log plot of the three methods' errors against position.
 svg::plot accuracy_plot(const accuracy_result& r, const std::string& title);
 
+// The work budget of one call, in (position, pair) evaluations of the double-double reference
+// (about 5 us each): (positions + the sweep's, with --svg) x rotary_dim/2, checked before any work;
+// --work-limit N raises it.
+inline constexpr std::uint64_t accuracy_work_limit = std::uint64_t{1} << 22;
+
 // The whole command: the table at --positions (default accuracy_default_positions) on `out`,
 // and with --svg FILE the plot of the sweep. Returns exit_ok; throws cli_error.
 int run_accuracy(const invocation& inv, std::ostream& out);

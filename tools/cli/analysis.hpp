@@ -1,7 +1,8 @@
 // The analysis commands (docs/analysis.md): the RoFormer decay bound, per-pair dials, the
 // YaRN/llama3 interpolation ramp and the laws run on one configuration, computed by
-// posenc/analysis in full before anything is written, then printed as CSV, JSON or text, and
-// plotted with --svg (cli/svg.hpp).
+// posenc/analysis in full before anything is written (decay: everything but its N + 1 values,
+// which are evaluated again while written), then printed as CSV, JSON or text, and plotted with
+// --svg (cli/svg.hpp).
 //   decay  csv   distance,bound,window_mean          (every r = 0..N; --csv or --format csv)
 //          json  {"pairs", "max_distance", "bound": [...], "window_mean": [...],
 //                 "dyadic_means": [{"k", "first", "last", "mean"}...], ...}
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include <posenc/analysis/check.hpp>
+#include <posenc/analysis/decay.hpp>
 #include <posenc/spec/rope.hpp>
 
 #include "cli/options.hpp"
@@ -31,24 +33,44 @@ namespace posenc::cli {
 inline constexpr int exit_law_failed = 3;
 
 // decay --max-distance N: N <= 2^24, and (R/2) * 2^(k+1) <= 2^32 for the window k holding N
-// (the work, in complex steps, of evaluating f through the end of that window).
+// (the work, in complex steps, of evaluating f through the end of that window); --work-limit
+// raises the 2^32.
 inline constexpr std::uint64_t max_decay_distance = std::uint64_t{1} << 24;
 inline constexpr std::uint64_t max_decay_work = std::uint64_t{1} << 32;
 
+// One pass over f(r) (analysis::for_each_decay_bound from r = 0) gives everything but the values
+// themselves: the dyadic means and the text summary. The CSV and JSON outputs evaluate f again
+// while they write (two passes, memory independent of N); only --svg keeps the N + 1 values.
 struct decay_result {
+  analysis::rope_thetas thetas;
   std::uint32_t pairs = 0;
   std::uint64_t max_distance = 0;
-  std::vector<double> bound;         // f(r), r = 0..N (analysis::for_each_decay_bound)
-  std::vector<double> window_mean;   // per r: mean of f over the dyadic window holding r
   std::vector<double> dyadic_means;  // M_k over [2^k, 2^(k+1)), k = 0..floor(log2 N)
   double error_bound = 0.0;          // |f(r) - exact| <= this (analysis::decay_error)
+  // The text summary: f strictly decreasing on [0, decreasing_to]; the first smallest f(r),
+  // r >= 0, and the first largest, r >= 1 (r_max = 0 when N = 0).
+  double f0 = 0.0;
+  double f1 = 0.0;
+  std::uint64_t decreasing_to = 0;
+  std::uint64_t r_min = 0;
+  double f_min = 0.0;
+  std::uint64_t r_max = 0;
+  double f_max = 0.0;
+  std::vector<double> bound;  // f(r), r = 0..N, only when compute_decay was asked to keep them
+  // The mean of f over the dyadic window holding r (f(0) for r = 0).
+  double window_mean(std::uint64_t r) const;
 };
 
 // c must be valid; 1 <= max_distance <= max_decay_distance. Throws cli_error (exit 1) beyond
-// max_decay_work.
-decay_result compute_decay(const rope_config& c, std::uint64_t max_distance, std::uint64_t seq_len);
-void write_decay(std::ostream& out, const decay_result& r, output_format f, bool text);
-// Log-x plot of f(r) and of the window means for r = 1..N.
+// work_limit steps. keep_values: also store f(r) in `bound` (for the plot). With progress, a line
+// on stderr shows how far the pass is when stderr is a terminal and the work is long.
+decay_result compute_decay(const rope_config& c, std::uint64_t max_distance, std::uint64_t seq_len,
+                           std::uint64_t work_limit = max_decay_work, bool keep_values = false,
+                           bool progress = false);
+// Writes r; csv and json evaluate f again (or read r.bound when kept).
+void write_decay(std::ostream& out, const decay_result& r, output_format f, bool text,
+                 bool progress = false);
+// Log-x plot of f(r) and of the window means for r = 1..N; r.bound must be kept.
 svg::plot decay_plot(const decay_result& r);
 
 struct dial_row {

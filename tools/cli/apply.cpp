@@ -148,6 +148,13 @@ apply_result compute_apply(const rope_config& c, const apply_input& in, std::uin
   const auto y = kernels::dense(r.y.data(), in.tokens, in.heads, in.head_dim);
   require_ok(
       kernels::dispatch::apply_rope(table, x, y, kernels::token_positions::of(in.positions)));
+  // Finite x can still rotate past float32's range (|y| up to sqrt(2) max|x| times the attention
+  // factor): an error, not an inf in the output.
+  for (std::size_t i = 0; i < r.y.size(); ++i)
+    if (!std::isfinite(r.y[i]))
+      invalid("posenc: y[" + std::to_string(i) +
+              "] overflows float32 (the rotation of finite x, times the attention factor, is "
+              "beyond 3.4e38)");
   r.isa = kernels::dispatch::active_isa();
   return r;
 }

@@ -1,7 +1,11 @@
 #include "cli/analysis.hpp"
 
+#include <unistd.h>
+
 #include <bit>
+#include <cstdio>
 #include <string>
+#include <string_view>
 
 #include <posenc/analysis/decay.hpp>
 #include <posenc/math.hpp>
@@ -13,40 +17,112 @@
 namespace posenc::cli {
 
 namespace {
-// The elements of a JSON array of doubles ("a, b, ..."), handed to `out` in large pieces.
-void write_json_elements(std::ostream& out, const std::vector<double>& values) {
-  std::string s;
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    if (i > 0) s += ", ";
-    s += format_double(values[i]);
-    if (s.size() > (1u << 16)) {
-      out << s;
-      s.clear();
-    }
+// A line on stderr ("posenc: decay 42%") while a long pass runs, when stderr is a terminal;
+// cleared at the end. Short passes print nothing.
+class progress_line {
+ public:
+  progress_line(bool wanted, std::string_view what, std::uint64_t total)
+      : on_(wanted && total >= (std::uint64_t{1} << 16) && ::isatty(STDERR_FILENO) == 1),
+        what_(what),
+        total_(total) {}
+  ~progress_line() {
+    if (on_ && shown_ >= 0) std::fputs("\r\033[K", stderr);
   }
-  out << s;
+  progress_line(const progress_line&) = delete;
+  progress_line& operator=(const progress_line&) = delete;
+  void at(std::uint64_t done) {
+    if (!on_) return;
+    const int percent = static_cast<int>(done * 100 / total_);
+    if (percent == shown_) return;
+    shown_ = percent;
+    std::fprintf(stderr, "\rposenc: %s %3d%%", what_.data(), percent);
+    std::fflush(stderr);
+  }
+
+ private:
+  bool on_;
+  std::string_view what_;
+  std::uint64_t total_;
+  int shown_ = -1;
+};
+
+// f(r) for r = 0..max_distance in order, from the stored values or evaluated again.
+template <class Visit>
+void each_bound(const decay_result& r, bool progress, Visit&& visit) {
+  if (!r.bound.empty()) {
+    for (std::uint64_t d = 0; d <= r.max_distance; ++d) visit(d, r.bound[d]);
+    return;
+  }
+  progress_line line(progress, "decay (writing)", r.max_distance + 1);
+  analysis::for_each_decay_bound(r.thetas, 0, r.max_distance + 1, [&](std::uint64_t d, double f) {
+    if ((d & 0xffff) == 0) line.at(d);
+    visit(d, f);
+  });
+}
+
+// Appends to `s`, handing `s` to `out` in large pieces.
+void flush_large(std::ostream& out, std::string& s) {
+  if (s.size() > (1u << 16)) {
+    out << s;
+    s.clear();
+  }
 }
 }  // namespace
 
-decay_result compute_decay(const rope_config& c, std::uint64_t max_distance,
-                           std::uint64_t seq_len) {
-  const analysis::rope_thetas thetas{c, seq_len};
+double decay_result::window_mean(std::uint64_t r) const {
+  return r == 0 ? f0 : dyadic_means[static_cast<std::size_t>(std::bit_width(r)) - 1];
+}
+
+decay_result compute_decay(const rope_config& c, std::uint64_t max_distance, std::uint64_t seq_len,
+                           std::uint64_t work_limit, bool keep_values, bool progress) {
   decay_result r;
+  r.thetas = analysis::rope_thetas{c, seq_len};
   r.pairs = c.rotary_dim / 2;
   r.max_distance = max_distance;
   // Windows k = 0..K with 2^K <= N; f is evaluated through the end of window K.
   const unsigned K = static_cast<unsigned>(std::bit_width(max_distance)) - 1;
   const std::uint64_t r_end = std::uint64_t{2} << K;  // exclusive
-  if (static_cast<std::uint64_t>(r.pairs) * r_end > max_decay_work)
+  if (static_cast<std::uint64_t>(r.pairs) * r_end > work_limit)
     invalid("posenc: decay over " + std::to_string(r_end) + " distances with " +
             std::to_string(r.pairs) + " pairs is beyond the limit of " +
-            std::to_string(max_decay_work) + " steps; lower --max-distance");
-  r.bound.reserve(max_distance + 1);
+            std::to_string(work_limit) +
+            " steps; lower --max-distance or --head-dim / --rotary-dim, or raise the budget with "
+            "--work-limit N");
+  if (keep_values) r.bound.reserve(max_distance + 1);
   r.dyadic_means.assign(K + 1, 0.0);
   math::dd sum{0.0, 0.0};
   unsigned k = 0;
-  analysis::for_each_decay_bound(thetas, 0, r_end, [&](std::uint64_t d, double f) {
-    if (d <= max_distance) r.bound.push_back(f);
+  bool decreasing = true;
+  double previous = 0.0;
+  progress_line line(progress, "decay", r_end);
+  analysis::for_each_decay_bound(r.thetas, 0, r_end, [&](std::uint64_t d, double f) {
+    if ((d & 0xffff) == 0) line.at(d);
+    if (d <= max_distance) {
+      if (keep_values) r.bound.push_back(f);
+      if (d == 0) {
+        r.f0 = f;
+        r.f_min = f;
+      } else {
+        if (decreasing && f < previous) {
+          r.decreasing_to = d;
+        } else {
+          decreasing = false;
+        }
+        if (f < r.f_min) {
+          r.f_min = f;
+          r.r_min = d;
+        }
+        if (d == 1) {
+          r.f1 = f;
+          r.r_max = 1;
+          r.f_max = f;
+        } else if (f > r.f_max) {
+          r.f_max = f;
+          r.r_max = d;
+        }
+      }
+      previous = f;
+    }
     if (d == 0) return;
     sum = sum + f;
     if (d + 1 == (std::uint64_t{2} << k)) {  // the last distance of window k
@@ -55,30 +131,24 @@ decay_result compute_decay(const rope_config& c, std::uint64_t max_distance,
       ++k;
     }
   });
-  r.window_mean.resize(max_distance + 1);
-  r.window_mean[0] = r.bound[0];
-  for (std::uint64_t d = 1; d <= max_distance; ++d)
-    r.window_mean[d] = r.dyadic_means[static_cast<std::size_t>(std::bit_width(d)) - 1];
   r.error_bound = analysis::decay_error(r.pairs);
   return r;
 }
 
-void write_decay(std::ostream& out, const decay_result& r, output_format f, bool text) {
+void write_decay(std::ostream& out, const decay_result& r, output_format f, bool text,
+                 bool progress) {
   std::string s;
   if (!text && f == output_format::csv) {
     s = "distance,bound,window_mean\n";
-    for (std::uint64_t d = 0; d <= r.max_distance; ++d) {
+    each_bound(r, progress, [&](std::uint64_t d, double v) {
       s += std::to_string(d);
       s += ',';
-      s += format_double(r.bound[d]);
+      s += format_double(v);
       s += ',';
-      s += format_double(r.window_mean[d]);
+      s += format_double(r.window_mean(d));
       s += '\n';
-      if (s.size() > (1u << 16)) {
-        out << s;
-        s.clear();
-      }
-    }
+      flush_large(out, s);
+    });
     out << s;
     return;
   }
@@ -90,35 +160,37 @@ void write_decay(std::ostream& out, const decay_result& r, output_format f, bool
           << ", \"last\": " << ((std::uint64_t{2} << k) - 1)
           << ", \"mean\": " << format_double(r.dyadic_means[k]) << '}';
     out << "], \"bound\": [";
-    write_json_elements(out, r.bound);
+    each_bound(r, progress, [&](std::uint64_t d, double v) {
+      if (d > 0) s += ", ";
+      s += format_double(v);
+      flush_large(out, s);
+    });
+    out << s;
+    s.clear();
     out << "], \"window_mean\": [";
-    write_json_elements(out, r.window_mean);
+    for (std::uint64_t d = 0; d <= r.max_distance; ++d) {
+      if (d > 0) s += ", ";
+      s += format_double(r.window_mean(d));
+      flush_large(out, s);
+    }
+    out << s;
     out << "]}\n";
     return;
   }
   // Text summary.
-  std::uint64_t decreasing_to = 0;  // f strictly decreasing on [0, decreasing_to]
-  while (decreasing_to < r.max_distance && r.bound[decreasing_to + 1] < r.bound[decreasing_to])
-    ++decreasing_to;
-  std::uint64_t r_min = 0;
-  std::uint64_t r_max = r.max_distance >= 1 ? 1 : 0;
-  for (std::uint64_t d = 1; d <= r.max_distance; ++d) {
-    if (r.bound[d] < r.bound[r_min]) r_min = d;
-    if (r.bound[d] > r.bound[r_max]) r_max = d;
-  }
   std::size_t means_decrease = 0;  // M_0 > ... > M_k for k <= means_decrease
   while (means_decrease + 1 < r.dyadic_means.size() &&
          r.dyadic_means[means_decrease + 1] < r.dyadic_means[means_decrease])
     ++means_decrease;
   out << "RoFormer decay bound f(r) = (1/n) sum_j |S_j|, n = " << r.pairs << " pairs, r = 0.."
       << r.max_distance << " (each value within " << short_double(r.error_bound) << ")\n";
-  out << "  f(0) = " << format_double(r.bound[0]) << " = (n + 1)/2\n";
+  out << "  f(0) = " << format_double(r.f0) << " = (n + 1)/2\n";
   if (r.max_distance >= 1)
-    out << "  f(1) = " << format_double(r.bound[1]) << "; largest for r >= 1: f(" << r_max
-        << ") = " << format_double(r.bound[r_max]) << '\n';
-  out << "  smallest: f(" << r_min << ") = " << format_double(r.bound[r_min]) << '\n';
-  out << "  strictly decreasing on [0, " << decreasing_to << "]"
-      << (decreasing_to < r.max_distance ? " (f is not monotone)" : "") << '\n';
+    out << "  f(1) = " << format_double(r.f1) << "; largest for r >= 1: f(" << r.r_max
+        << ") = " << format_double(r.f_max) << '\n';
+  out << "  smallest: f(" << r.r_min << ") = " << format_double(r.f_min) << '\n';
+  out << "  strictly decreasing on [0, " << r.decreasing_to << "]"
+      << (r.decreasing_to < r.max_distance ? " (f is not monotone)" : "") << '\n';
   out << "  dyadic-window means M_k over [2^k, 2^(k+1)):\n";
   for (std::size_t k = 0; k < r.dyadic_means.size(); ++k)
     out << "    k = " << pad_left(std::to_string(k), 2) << "  ["
@@ -144,7 +216,7 @@ svg::plot decay_plot(const decay_result& r) {
     f.x.push_back(static_cast<double>(d));
     f.y.push_back(r.bound[d]);
     m.x.push_back(static_cast<double>(d));
-    m.y.push_back(r.window_mean[d]);
+    m.y.push_back(r.window_mean(d));
   }
   p.lines = {std::move(f), std::move(m)};
   return p;
@@ -152,10 +224,11 @@ svg::plot decay_plot(const decay_result& r) {
 
 int run_decay(const invocation& inv, std::ostream& out) {
   const resolved_config rc = configure(inv);
-  const decay_result r = compute_decay(rc.config(), *inv.analysis.max_distance, inv.seq_len);
-  const svg::plot p = decay_plot(r);  // before any output: an error leaves nothing written
-  if (inv.svg) svg::write_file(*inv.svg, p);
-  write_decay(out, r, inv.format, !inv.analysis.format_given);
+  const decay_result r =
+      compute_decay(rc.config(), *inv.analysis.max_distance, inv.seq_len,
+                    inv.work_limit.value_or(max_decay_work), inv.svg.has_value(), true);
+  if (inv.svg) svg::write_file(*inv.svg, decay_plot(r));
+  write_decay(out, r, inv.format, !inv.analysis.format_given, true);
   return exit_ok;
 }
 

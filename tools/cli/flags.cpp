@@ -179,6 +179,8 @@ constexpr flag table[] = {
      run, {{{"FILE", "apply: the input JSON file"}}}},
     {"--format", choice(format_names), format,
      run, {{{"", "output format (default json)"}}}},
+    {"--work-limit", integer(1, UINT64_MAX, "a positive integer"), to<&invocation::work_limit>,
+     run, {{{"N", "accuracy, decay: raise the work budget (docs/cli.md)"}}}},
 
     // alibi
     {"--heads", integer(1, max_alibi_heads), to<&invocation::additive, &additive_flags::heads>},

@@ -104,6 +104,9 @@ struct invocation {
   emit_flags emit;                   // emit only
   accuracy_flags accuracy;           // accuracy only
   analysis_flags analysis;           // decay, dials, ramp, check
+
+  // --work-limit N: the work budget of accuracy and decay (accuracy.hpp, analysis.hpp).
+  std::optional<std::uint64_t> work_limit;
 };
 
 // Parses argv[1..]. Throws cli_error (exit 2) with a one-line message on the first problem.

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "cli/compute.hpp"
 #include "cli/error.hpp"
 #include "cli/hf_config.hpp"
 #include "cli/presets.hpp"
@@ -18,7 +19,9 @@ resolved_config configure(const invocation& inv) {
   config_draft d;
   if (inv.preset) d = preset_draft(*inv.preset);
   if (inv.hf_config) d = load_hf_config(*inv.hf_config);
-  return resolve(overlay(std::move(d), inv.flags));
+  resolved_config r = resolve(overlay(std::move(d), inv.flags));
+  check_derived(r.config(), inv.seq_len);
+  return r;
 }
 
 int run(std::span<const std::string_view> args, std::ostream& out, std::ostream& err) {

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# decay streams: its memory does not grow with --max-distance. Under a 100 MB address-space limit
+# (ulimit -v), decay over 4M distances (2 pairs) must succeed in every output form; keeping the
+# 4M + 1 values (8 bytes each, twice, as the plot's series did) would need more than 100 MB.
+#
+#   decay_memory.sh POSENC_BINARY
+set -euo pipefail
+posenc=$1
+ulimit -v 100000
+n=4194304
+for form in "" "--csv" "--format json"; do
+  # shellcheck disable=SC2086
+  if ! lines=$("$posenc" decay --head-dim 4 --max-distance "$n" $form | wc -l); then
+    echo "FAIL: decay --max-distance $n $form under ulimit -v 100000" >&2
+    exit 1
+  fi
+  echo "decay $form: $lines lines"
+done
+# the CSV has a header and one row per distance 0..N
+rows=$("$posenc" decay --head-dim 4 --max-distance "$n" --csv | wc -l)
+[ "$rows" -eq $((n + 2)) ] || { echo "FAIL: $rows CSV lines, expected $((n + 2))" >&2; exit 1; }
