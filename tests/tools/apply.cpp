@@ -240,6 +240,21 @@ TEST_CASE("apply: input errors exit 1 with one line and no output", "[apply]") {
   r = run_cli({"apply", "--input", "/nonexistent/posenc.json"});
   CHECK(r.status == 1);
   CHECK(r.err == "posenc: cannot open /nonexistent/posenc.json\n");
+  // The input is parsed as it is read: /dev/zero fails at its first byte, not after reading up
+  // to the 1 GiB limit; an unknown key is refused when it is read, before the (broken) rest.
+  r = run_cli({"apply", "--input", "/dev/zero"});
+  CHECK(r.status == 1);
+  CHECK(r.err == "posenc: /dev/zero: not valid JSON (at byte 1)\n");
+  const scratch_file early("{\"zz\": 1, \"x\": [1, 2, ");
+  r = run_cli({"apply", "--input", early.path()});
+  CHECK(r.status == 1);
+  CHECK(r.err == "posenc: " + early.path() + ": unknown key \"zz\" (x, shape, positions)\n");
+  // A regular file over the limit is refused by its size (sparse: no disk or reading needed).
+  const scratch_file big("{");
+  std::filesystem::resize_file(big.path(), (std::uintmax_t{1} << 30) + 1);
+  r = run_cli({"apply", "--input", big.path()});
+  CHECK(r.status == 1);
+  CHECK(r.err == "posenc: " + big.path() + " is larger than 1 GiB\n");
   // Usage errors (exit 2).
   CHECK(run_cli({"apply", "--head-dim", "4"}).err == "posenc: apply needs --input FILE\n");
   CHECK(run_cli({"apply", "--input", f.path(), "--positions", "0:4"}).status == 2);

@@ -7,13 +7,23 @@
 #include <posenc/frequencies/rope.hpp>
 #include <posenc/math/angle.hpp>
 
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <bit>
+#include <chrono>
+#include <csignal>
 #include <cstdint>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 #include <vector>
 
 #include "support.hpp"
+
+extern char** environ;
 
 using json = nlohmann::json;
 using posenc::rope_config;
@@ -26,6 +36,46 @@ using posenc_test::tools_data;
 namespace {
 process_result posenc_cli(const std::vector<std::string>& args) {
   return posenc_test::run_process(posenc_test::posenc_cli_path(), args);
+}
+
+// The binary with `out_fd` as its stdout and stderr into a file: exit status (-1 when a signal
+// ended it) and stderr.
+process_result posenc_cli_to(int out_fd, const std::vector<std::string>& args) {
+  char err_name[] = "/tmp/posenc_exec_err_XXXXXX";
+  const int err_fd = mkstemp(err_name);
+  REQUIRE(err_fd >= 0);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, out_fd, 1);
+  posix_spawn_file_actions_adddup2(&actions, err_fd, 2);
+  std::vector<std::string> storage{posenc_test::posenc_cli_path()};
+  storage.insert(storage.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& a : storage) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  // SIGPIPE at its default action in the child, whatever the test runner set.
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t def;
+  sigemptyset(&def);
+  sigaddset(&def, SIGPIPE);
+  posix_spawnattr_setsigdefault(&attr, &def);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, storage[0].c_str(), &actions, &attr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  REQUIRE(rc == 0);
+  int wstatus = 0;
+  while (waitpid(pid, &wstatus, 0) < 0) {
+  }
+  process_result r;
+  r.status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1;
+  std::ifstream in(err_name);
+  r.err.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  close(err_fd);
+  unlink(err_name);
+  return r;
 }
 
 void check_freqs(const std::vector<std::string>& args, const rope_config& c,
@@ -184,4 +234,49 @@ TEST_CASE("posenc --help", "[exec]") {
     CHECK(r.out.starts_with("usage: posenc freqs"));
     CHECK(r.out.find("--hf-config FILE") != std::string::npos);
   }
+}
+
+TEST_CASE("stdout on a full disk or a closed pipe: one line, exit 1, promptly", "[exec]") {
+  const int full = open("/dev/full", O_WRONLY);
+  REQUIRE(full >= 0);  // Linux: /dev/full fails every write with ENOSPC
+  process_result r = posenc_cli_to(full, {"freqs", "--head-dim", "8"});
+  CHECK(r.status == 1);
+  CHECK(r.err == "posenc: cannot write to standard output (No space left on device)\n");
+  // 16M bias values (about 300 MB of CSV): the command stops at the first failed write.
+  const auto t0 = std::chrono::steady_clock::now();
+  r = posenc_cli_to(full, {"alibi", "--heads", "1", "--length", "4096", "--format", "csv"});
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  close(full);
+  CHECK(r.status == 1);
+  CHECK(r.err.starts_with("posenc: cannot write to standard output"));
+  CHECK(seconds < 5.0);
+  // A pipe whose reader is gone: EPIPE reported, not a silent death by SIGPIPE.
+  int p[2];
+  REQUIRE(pipe(p) == 0);
+  close(p[0]);
+  r = posenc_cli_to(p[1], {"table", "--head-dim", "128", "--positions", "0:1024"});
+  close(p[1]);
+  CHECK(r.status == 1);
+  CHECK(r.err == "posenc: cannot write to standard output (Broken pipe)\n");
+}
+
+TEST_CASE("POSENC_ISA that names no ISA: an error naming the valid ones", "[exec]") {
+  char name[] = "/tmp/posenc_exec_apply_XXXXXX";
+  const int fd = mkstemp(name);
+  REQUIRE(fd >= 0);
+  const std::string input = R"({"x": [1, 0, 0, 1], "shape": [1, 1, 4]})";
+  REQUIRE(write(fd, input.data(), input.size()) == static_cast<ssize_t>(input.size()));
+  close(fd);
+  REQUIRE(setenv("POSENC_ISA", "avx9000", 1) == 0);
+  const process_result bad = posenc_cli({"apply", "--input", name});
+  REQUIRE(setenv("POSENC_ISA", "scalar", 1) == 0);
+  const process_result good = posenc_cli({"apply", "--input", name});
+  unsetenv("POSENC_ISA");
+  unlink(name);
+  CHECK(bad.status == 1);
+  CHECK(bad.out.empty());
+  CHECK(bad.err.starts_with("posenc: POSENC_ISA=avx9000 names no ISA (on this machine: "));
+  CHECK(bad.err.find("scalar)") != std::string::npos);
+  CHECK(good.status == 0);
 }

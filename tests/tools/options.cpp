@@ -170,6 +170,33 @@ TEST_CASE("help, version, sources", "[options]") {
         "posenc: give at most one --preset or --hf-config");
 }
 
+TEST_CASE("a flag's value is never another flag", "[options]") {
+  // -h or --help in the place of a value is that flag's error, not a request for help.
+  CHECK(usage_message({"freqs", "--head-dim", "-h"}) ==
+        "posenc: --head-dim needs a value, not the flag -h (write --head-dim=VALUE for a value "
+        "that starts with --)");
+  CHECK(usage_message({"freqs", "--hf-config", "--help"})
+            .starts_with("posenc: --hf-config needs a value, not the flag --help"));
+  CHECK(usage_message({"decay", "--max-distance", "4", "--svg", "--csv"})
+            .starts_with("posenc: --svg needs a value, not the flag --csv"));
+  CHECK(usage_message({"emit", "--lang", "c", "--max-pos", "4", "--name", "--head-dim", "8"})
+            .starts_with("posenc: --name needs a value, not the flag --head-dim"));
+  // Help where a flag stands still wins; negative numbers and --flag=--text stay values.
+  CHECK(parse({"freqs", "--head-dim", "8", "-h"}).help);
+  CHECK(parse({"freqs", "--hf-config", "x.json", "--help"}).help);
+  CHECK(parse({"freqs", "--mscale", "-0.5"}).flags.mscale == -0.5);
+  CHECK(parse({"decay", "--max-distance", "4", "--svg=--csv"}).svg == "--csv");
+}
+
+TEST_CASE("sinusoidal: the padding row is one of the rows", "[options]") {
+  CHECK(usage_message({"sinusoidal", "--dim", "4", "--positions", "3", "--padding-idx", "5"}) ==
+        "posenc: --padding-idx 5 is not one of the rows 0 to 2 that --positions 3 gives");
+  CHECK(usage_message({"sinusoidal", "--dim", "4", "--positions", "3", "--padding-idx", "3"}) ==
+        "posenc: --padding-idx 3 is not one of the rows 0 to 2 that --positions 3 gives");
+  CHECK(parse({"sinusoidal", "--dim", "4", "--positions", "3", "--padding-idx", "2"})
+            .additive.padding_idx == 2u);
+}
+
 TEST_CASE("usage errors name the problem in one line", "[options]") {
   struct bad_case {
     std::vector<std::string_view> args;

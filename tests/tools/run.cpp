@@ -8,9 +8,15 @@
 #include <posenc/frequencies/rope.hpp>
 #include <posenc/math/angle.hpp>
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <sstream>
+#include <streambuf>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -268,6 +274,109 @@ TEST_CASE("errors: one line on err, nothing on out", "[run]") {
         std::string(posenc::message(posenc::rope_error::rotary_dim)) + "\n");
   CHECK(run_cli({"freqs", "--head-dim", "128", "--scaling", "linear"}).err ==
         "posenc: linear scaling needs a factor (--factor)\n");
+}
+
+namespace {
+// An output that takes `room` bytes and then fails every write, counting the bytes offered after
+// the first failure (what a command formats after stdout stopped taking it).
+class full_output : public std::streambuf {
+ public:
+  explicit full_output(std::size_t room) : room_(room) {}
+  std::size_t taken = 0;
+  std::size_t offered_after_failure = 0;
+
+ protected:
+  int_type overflow(int_type c) override {
+    if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
+    const char ch = traits_type::to_char_type(c);
+    return xsputn(&ch, 1) == 1 ? c : traits_type::eof();
+  }
+  std::streamsize xsputn(const char*, std::streamsize n) override {
+    const auto u = static_cast<std::size_t>(n);
+    if (!failed_ && taken + u <= room_) {
+      taken += u;
+      return n;
+    }
+    if (failed_) offered_after_failure += u;
+    failed_ = true;
+    return 0;
+  }
+
+ private:
+  std::size_t room_;
+  bool failed_ = false;
+};
+
+result run_into(full_output& buf, const std::vector<std::string>& args) {
+  std::ostream out(&buf);
+  std::ostringstream err;
+  const std::vector<std::string_view> views(args.begin(), args.end());
+  const int status = run(views, out, err);
+  return {status, "", err.str()};
+}
+
+// The names in `dir`.
+std::vector<std::string> names_in(const std::filesystem::path& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    out.push_back(e.path().filename().string());
+  std::ranges::sort(out);
+  return out;
+}
+}  // namespace
+
+TEST_CASE("a failed write to stdout ends the command at once, exit 1", "[run][output]") {
+  // Formatted in full, this is about 60 MB of CSV; the command must stop within one 64 KiB piece
+  // of the first failure.
+  full_output buf(4096);
+  const result r = run_into(buf, {"alibi", "--heads", "1", "--length", "2048", "--format", "csv"});
+  CHECK(r.status == exit_invalid);
+  CHECK(r.err.starts_with("posenc: cannot write to standard output"));
+  CHECK(count_lines(r.err) == 1u);
+  CHECK(buf.offered_after_failure <= (std::size_t{1} << 17));
+  for (const char* cmd : {"freqs", "table"}) {
+    full_output small(16);
+    std::vector<std::string> args{cmd, "--head-dim", "128"};
+    if (std::string_view(cmd) == "table") args.insert(args.end(), {"--positions", "0:4096"});
+    const result t = run_into(small, args);
+    INFO(cmd << ": " << t.err);
+    CHECK(t.status == exit_invalid);
+    CHECK(t.err.starts_with("posenc: cannot write to standard output"));
+    CHECK(small.offered_after_failure <= (std::size_t{1} << 17));
+  }
+}
+
+TEST_CASE("--svg files appear only when the whole command succeeds", "[run][output]") {
+  namespace fs = std::filesystem;
+  const fs::path dir =
+      fs::temp_directory_path() / ("posenc_svg_staging_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string svg = (dir / "decay.svg").string();
+  const std::vector<std::string> args{"decay", "--max-distance", "64", "--head-dim",
+                                      "8",     "--svg",          svg};
+  // stdout fails: no plot, and no temporary file either.
+  full_output buf(0);
+  const result failed = run_into(buf, args);
+  CHECK(failed.status == exit_invalid);
+  CHECK(names_in(dir).empty());
+  // An existing file is left as it was.
+  { std::ofstream(svg) << "old"; }
+  full_output buf2(0);
+  CHECK(run_into(buf2, args).status == exit_invalid);
+  CHECK(names_in(dir) == std::vector<std::string>{"decay.svg"});
+  {
+    std::ifstream in(svg);
+    std::string text;
+    in >> text;
+    CHECK(text == "old");
+  }
+  // Success: the plot replaces it, nothing else is left.
+  const result ok = run_cli(std::vector<std::string>(args));
+  CHECK(ok.status == 0);
+  CHECK(names_in(dir) == std::vector<std::string>{"decay.svg"});
+  CHECK(fs::file_size(svg) > 100u);
+  fs::remove_all(dir);
 }
 
 TEST_CASE("help and version", "[run]") {

@@ -33,6 +33,16 @@ alibi_result compute_alibi(const invocation& inv) {
   return r;
 }
 
+namespace {
+// Hands `s` to `out` once it holds 64 KiB: a failed write stops the command after one piece
+// (run() makes `out` throw), and memory does not grow with the length.
+void flush_piece(std::ostream& out, std::string& s) {
+  if (s.size() < (std::size_t{1} << 16)) return;
+  out << s;
+  s.clear();
+}
+}  // namespace
+
 void write_alibi(std::ostream& out, const alibi_result& r, output_format f) {
   std::string s;
   const std::size_t H = r.config.heads;
@@ -48,8 +58,10 @@ void write_alibi(std::ostream& out, const alibi_result& r, output_format f) {
         s += ",\n\"length\": " + std::to_string(L) + ",\n\"bias\": [";
         for (std::size_t h = 0; h < H; ++h) {
           s += h ? ",\n  [" : "\n  [";
-          for (std::size_t k = 0; k < L * L; ++k)
+          for (std::size_t k = 0; k < L * L; ++k) {
             s += (k ? ", " : "") + format_float(r.bias[h * L * L + k]);
+            flush_piece(out, s);
+          }
           s += "]";
           out << s;
           s.clear();
@@ -68,10 +80,12 @@ void write_alibi(std::ostream& out, const alibi_result& r, output_format f) {
       s += "head,slope,query,key,bias\n";
       for (std::size_t h = 0; h < H; ++h) {
         const std::string prefix = std::to_string(h) + "," + format_float(r.slopes[h]) + ",";
-        for (std::size_t i = 0; i < L; ++i)
+        for (std::size_t i = 0; i < L; ++i) {
           for (std::size_t j = 0; j < L; ++j)
             s += prefix + std::to_string(i) + "," + std::to_string(j) + "," +
                  format_float(r.bias[h * L * L + i * L + j]) + "\n";
+          flush_piece(out, s);
+        }
         out << s;
         s.clear();
       }
@@ -93,6 +107,7 @@ void write_alibi(std::ostream& out, const alibi_result& r, output_format f) {
             s += pad_left(format_float(r.bias[h * L * L + i * L + j]), 15);
           }
           s += "\n";
+          flush_piece(out, s);
         }
         out << s;
         s.clear();

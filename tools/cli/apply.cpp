@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
+#include <functional>
 #include <set>
 #include <string>
 
@@ -33,25 +35,56 @@ std::optional<std::uint64_t> json_uint(const json& v) {
 }
 }  // namespace
 
-apply_input parse_apply_input(std::string_view text, const std::string& name) {
-  const std::string source = printable(name);
+namespace {
+// The checks made while parsing, so that a hostile file is refused at its first excess rather than
+// after it is a tree in memory: nesting deeper than the format, a repeated or unknown key, and more
+// elements in an array than the format allows (x and positions up to max_apply_elements, shape 3).
+struct parse_checks {
+  std::string source;
   std::set<std::string> top_keys;
-  // The input is two levels deep; deeper nesting and repeated keys are errors.
-  const json::parser_callback_t check = [&](int depth, json::parse_event_t event, json& parsed) {
-    if (depth > 2) invalid("posenc: " + source + ": nested deeper than the input format allows");
-    if (event == json::parse_event_t::key && depth == 1 &&
-        !top_keys.insert(parsed.get<std::string>()).second)
-      invalid("posenc: " + source + ": key \"" + printable(parsed.get<std::string>()) +
-              "\" appears twice");
-    return true;
-  };
-  const json root = parse_json_object(text, source, check);
-  for (const auto& item : root.items()) {
-    if (item.key() != "x" && item.key() != "shape" && item.key() != "positions")
-      invalid("posenc: " + source + ": unknown key \"" + printable(item.key()) +
-              "\" (x, shape, positions)");
-  }
+  std::string key;  // the member being parsed
+  std::uint64_t elements = 0;
 
+  bool operator()(int depth, json::parse_event_t event, json& parsed) {
+    if (depth > 2) invalid("posenc: " + source + ": nested deeper than the input format allows");
+    if (event == json::parse_event_t::key && depth == 1) {
+      key = parsed.get<std::string>();
+      if (key != "x" && key != "shape" && key != "positions")
+        invalid("posenc: " + source + ": unknown key \"" + printable(key) +
+                "\" (x, shape, positions)");
+      if (!top_keys.insert(key).second)
+        invalid("posenc: " + source + ": key \"" + printable(key) + "\" appears twice");
+      elements = 0;
+    }
+    if (event == json::parse_event_t::value && depth == 2) {
+      ++elements;
+      if (key == "shape" && elements > 3)
+        invalid("posenc: " + source +
+                ": \"shape\" must be [tokens, heads, head_dim], positive integers");
+      if (key != "shape" && elements > max_apply_elements)
+        invalid("posenc: " + source + ": more than " + std::to_string(max_apply_elements) +
+                (key == "x" ? " elements in x" : " positions"));
+    }
+    return true;
+  }
+};
+
+apply_input apply_input_of(const json& root, const std::string& source);
+}  // namespace
+
+apply_input parse_apply_input(std::string_view text, const std::string& name) {
+  parse_checks checks{printable(name), {}, {}, 0};
+  return apply_input_of(parse_json_object(text, checks.source, std::ref(checks)), checks.source);
+}
+
+apply_input load_apply_input(const std::string& path) {
+  parse_checks checks{printable(path), {}, {}, 0};
+  return apply_input_of(parse_json_file(path, max_apply_file_bytes, "1 GiB", std::ref(checks)),
+                        checks.source);
+}
+
+namespace {
+apply_input apply_input_of(const json& root, const std::string& source) {
   // shape: three positive integers whose product is at most max_apply_elements.
   const auto shape_it = root.find("shape");
   if (shape_it == root.end()) invalid("posenc: " + source + ": missing \"shape\"");
@@ -115,9 +148,22 @@ apply_input parse_apply_input(std::string_view text, const std::string& name) {
   }
   return in;
 }
+}  // namespace
 
-apply_input load_apply_input(const std::string& path) {
-  return parse_apply_input(read_input_file(path, max_apply_file_bytes, "1 GiB"), path);
+void require_valid_isa_request() {
+  namespace d = kernels::dispatch;
+  const d::isa_request r = d::isa_override();
+  if (r != d::isa_request::unknown && r != d::isa_request::unsupported) return;
+  const char* env = std::getenv("POSENC_ISA");
+  std::string names;
+  for (const d::isa_kernels& k : d::compiled_isas()) {
+    if (!k.supported) continue;
+    if (!names.empty()) names += ", ";
+    names += k.name;
+  }
+  invalid("posenc: POSENC_ISA=" + printable(env != nullptr ? env : "") +
+          (r == d::isa_request::unknown ? " names no ISA" : " names an ISA this CPU cannot run") +
+          " (on this machine: " + names + ")");
 }
 
 apply_result compute_apply(const rope_config& c, const apply_input& in, std::uint64_t seq_len) {
@@ -212,6 +258,7 @@ void write_apply(std::ostream& out, const apply_result& r, output_format f) {
 }
 
 int run_apply(const invocation& inv, std::ostream& out) {
+  require_valid_isa_request();
   const apply_input in = load_apply_input(*inv.input);
   invocation with_dim = inv;
   if (!inv.preset && !inv.hf_config && !inv.flags.head_dim)

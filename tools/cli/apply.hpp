@@ -36,6 +36,10 @@ struct apply_input {
 // (exit 1) with a one-line message on the first problem.
 apply_input parse_apply_input(std::string_view text, const std::string& name);
 
+// An unknown POSENC_ISA, or one this CPU cannot run, is an error (exit 1) naming the ISAs this
+// machine can run: the library's dispatcher would fall back to its own choice without a word.
+void require_valid_isa_request();
+
 // Reads and parses the file. Throws cli_error (exit 1).
 apply_input load_apply_input(const std::string& path);
 

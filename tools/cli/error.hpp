@@ -8,8 +8,9 @@
 
 namespace posenc::cli {
 
-// Exit statuses: 0 success, 1 an invalid configuration or unreadable input, 2 a usage error
-// (unknown flag, malformed value, missing command).
+// Exit statuses: 0 success, 1 an invalid configuration or unreadable input, or a failure while
+// running (output not written, out of memory), 2 a usage error (unknown flag, malformed value,
+// missing command). docs/cli.md, "Errors".
 inline constexpr int exit_ok = 0;
 inline constexpr int exit_invalid = 1;
 inline constexpr int exit_usage = 2;

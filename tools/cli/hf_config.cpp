@@ -179,18 +179,32 @@ void read_scaling(const fields& top, const json& rope_obj, const char* rope_key,
       break;
   }
 }
-}  // namespace
 
-config_draft parse_hf_config(std::string_view text, std::string_view source_name) {
-  const std::string source = printable(source_name);
-  // A config.json is a few levels deep; refusing deep nesting bounds the work on hostile input.
-  const json::parser_callback_t limit_depth = [&](int depth, json::parse_event_t, json&) {
+// A config.json is a few levels deep; refusing deep nesting bounds the work on hostile input.
+json::parser_callback_t depth_limit(const std::string& source) {
+  return [source](int depth, json::parse_event_t, json&) {
     if (depth > max_depth)
       invalid("posenc: " + source + ": nested deeper than " + std::to_string(max_depth) +
               " levels");
     return true;
   };
-  const json root = parse_json_object(text, source, limit_depth);
+}
+
+config_draft draft_of(const json& root, const std::string& source);
+}  // namespace
+
+config_draft parse_hf_config(std::string_view text, std::string_view source_name) {
+  const std::string source = printable(source_name);
+  return draft_of(parse_json_object(text, source, depth_limit(source)), source);
+}
+
+config_draft load_hf_config(const std::string& path) {
+  const std::string source = printable(path);
+  return draft_of(parse_json_file(path, max_file_size, "16 MiB", depth_limit(source)), source);
+}
+
+namespace {
+config_draft draft_of(const json& root, const std::string& source) {
   const fields top(root, source, "");
 
   const json* rope_obj = nullptr;
@@ -267,9 +281,6 @@ config_draft parse_hf_config(std::string_view text, std::string_view source_name
     d.scaling = scaling_type::none;
   return d;
 }
-
-config_draft load_hf_config(const std::string& path) {
-  return parse_hf_config(read_input_file(path, max_file_size, "16 MiB"), path);
-}
+}  // namespace
 
 }  // namespace posenc::cli

@@ -11,6 +11,22 @@
 namespace posenc::cli {
 
 namespace {
+bool looks_like_flag(std::string_view a) {
+  return a.starts_with("--") || std::ranges::find(help_flags, a) != help_flags.end();
+}
+
+// --help or -h where a flag stands; in the place of a flag's value it is that flag's error.
+bool help_requested(std::span<const std::string_view> args) {
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string_view a = args[i];
+    if (std::ranges::find(help_flags, a) != help_flags.end()) return true;
+    if (!a.starts_with("--") || a.find('=') != std::string_view::npos) continue;
+    const flag* f = find_named(flags(), a);
+    if (f != nullptr && f->value.kind != value_kind::none) ++i;  // its value (or its error)
+  }
+  return false;
+}
+
 // One flag and its value: "--name value" or "--name=value".
 class arg_reader {
  public:
@@ -32,10 +48,18 @@ class arg_reader {
     return a;
   }
 
+  // A separate value is never a flag: "--head-dim -h" and "--svg --csv" are usage errors, not help
+  // or a file named --csv. A value that starts with "--" is given as --flag=value; negative
+  // numbers ("-0.5") and "-" stay values.
   std::string_view value() {
     if (inline_value_) return *inline_value_;
     if (next_ >= args_.size()) usage_error("posenc: " + printable(flag_) + " needs a value");
-    return args_[next_++];
+    const std::string_view v = args_[next_];
+    if (looks_like_flag(v))
+      usage_error("posenc: " + printable(flag_) + " needs a value, not the flag " + printable(v) +
+                  " (write " + printable(flag_) + "=VALUE for a value that starts with --)");
+    ++next_;
+    return v;
   }
 
   void no_value() const {
@@ -129,6 +153,11 @@ void check_additive_flags(invocation& inv) {
         usage_error("posenc: sinusoidal needs --positions N with 1 <= N <= " +
                     std::to_string(max_positions) + " (rows 0 to N-1)");
       if (!e.dim) usage_error("posenc: sinusoidal needs --dim D");
+      // The padding row is one of the rows printed, 0 to N-1 (fairseq zeroes row padding_idx).
+      if (e.padding_idx && *e.padding_idx >= *e.rows)
+        usage_error("posenc: --padding-idx " + std::to_string(*e.padding_idx) +
+                    " is not one of the rows 0 to " + std::to_string(*e.rows - 1) +
+                    " that --positions " + std::to_string(*e.rows) + " gives");
     }
     return;
   }
@@ -197,7 +226,7 @@ void check_analysis_flags(const invocation& inv) {
 
 invocation parse_args(std::span<const std::string_view> args) {
   invocation inv;
-  if (std::ranges::find_first_of(args, help_flags) != args.end()) {
+  if (help_requested(args)) {
     inv.help = true;
     return inv;
   }

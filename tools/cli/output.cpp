@@ -1,9 +1,18 @@
 #include "cli/output.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <random>
 #include <string_view>
+
+#include "cli/error.hpp"
 
 namespace posenc::cli {
 
@@ -18,7 +27,14 @@ std::string_view to_text(char (&buf)[40], T x, int digits) {
 class writer {
  public:
   explicit writer(std::ostream& out) : out_(out) { buf_.reserve(limit + 256); }
-  ~writer() { flush(); }
+  // A write that fails here has set the stream's state, which run() reports; a destructor must
+  // not throw.
+  ~writer() {
+    try {
+      flush();
+    } catch (...) {
+    }
+  }
   writer(const writer&) = delete;
   writer& operator=(const writer&) = delete;
 
@@ -61,6 +77,20 @@ class writer {
   std::string buf_;
 };
 
+// The files of the staged_files object that lives now (run() holds one), innermost first.
+thread_local staged_files* current_staged = nullptr;
+
+// "DIR/.NAME.posenc-XXXXXXXX": hidden, next to the target, so that rename() stays on one file
+// system and replaces the target in one step.
+std::string temp_name_for(const std::string& path, std::uint32_t salt) {
+  const std::size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
+  const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  char suffix[16];
+  std::snprintf(suffix, sizeof suffix, "%08x", salt);
+  return dir + "." + base + ".posenc-" + suffix;
+}
+
 std::size_t digits(std::uint64_t v) {
   return std::to_string(v).size();
 }
@@ -91,6 +121,67 @@ std::string format_double(double x) {
 std::string short_double(double x) {
   char b[40];
   return std::string(to_text(b, x, 9));
+}
+
+staged_files::staged_files() : outer_(current_staged) {
+  current_staged = this;
+}
+
+staged_files::~staged_files() {
+  for (const entry& e : files_) std::remove(e.temp.c_str());
+  current_staged = outer_;
+}
+
+void staged_files::commit() {
+  while (!files_.empty()) {
+    const entry e = files_.front();
+    files_.erase(files_.begin());
+    if (std::rename(e.temp.c_str(), e.target.c_str()) != 0) {
+      const int error = errno;
+      std::remove(e.temp.c_str());
+      invalid("posenc: cannot write " + printable(e.target) + " (" + std::strerror(error) + ")");
+    }
+  }
+}
+
+void write_output_file(const std::string& path, std::string_view text) {
+  const std::string shown = printable(path);
+  std::random_device seed;
+  std::string temp;
+  int fd = -1;
+  // O_EXCL: never an existing file; mode 0666 less the umask, as the target would have had.
+  for (int attempt = 0; attempt < 16 && fd < 0; ++attempt) {
+    temp = temp_name_for(path, static_cast<std::uint32_t>(seed()));
+    fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0 && errno != EEXIST) break;
+  }
+  if (fd < 0) invalid("posenc: cannot write " + shown + " (" + std::strerror(errno) + ")");
+  const char* p = text.data();
+  std::size_t left = text.size();
+  int error = 0;
+  while (left > 0 && error == 0) {
+    const ssize_t n = ::write(fd, p, left);
+    if (n < 0) {
+      if (errno != EINTR) error = errno;
+      continue;
+    }
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  if (::close(fd) != 0 && error == 0) error = errno;
+  if (error != 0) {
+    ::unlink(temp.c_str());
+    invalid("posenc: cannot write " + shown + " (" + std::strerror(error) + ")");
+  }
+  if (current_staged != nullptr) {
+    current_staged->files_.push_back({temp, path});
+    return;
+  }
+  if (std::rename(temp.c_str(), path.c_str()) != 0) {
+    error = errno;
+    ::unlink(temp.c_str());
+    invalid("posenc: cannot write " + shown + " (" + std::strerror(error) + ")");
+  }
 }
 
 const char* json_bool(bool b) {

@@ -11,6 +11,8 @@
 #include <cstddef>
 #include <ostream>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "cli/compute.hpp"
 #include "cli/options.hpp"
@@ -31,6 +33,35 @@ std::string config_title(const rope_config& c);
 // `s` right- or left-aligned in `width` columns.
 std::string pad_left(std::string s, std::size_t width);
 std::string pad_right(std::string s, std::size_t width);
+
+// Output files (--svg) are all or nothing: write_output_file writes to a new temporary file in the
+// target's directory, and the file gets its name only when the command has succeeded, standard
+// output included. While a staged_files object lives (run() holds one per command), the renames
+// wait for its commit(); its destructor removes what was not committed. Outside one, the rename
+// follows the write at once.
+class staged_files {
+ public:
+  staged_files();
+  ~staged_files();
+  staged_files(const staged_files&) = delete;
+  staged_files& operator=(const staged_files&) = delete;
+  // Renames every staged file to its target. Throws cli_error (exit 1) if a rename fails, after
+  // removing the temporary files that remain.
+  void commit();
+
+ private:
+  friend void write_output_file(const std::string& path, std::string_view text);
+  struct entry {
+    std::string temp;
+    std::string target;
+  };
+  std::vector<entry> files_;
+  staged_files* outer_;
+};
+
+// `text` as the file `path` (replacing it), through a temporary file in the same directory.
+// Throws cli_error (exit 1) when the file cannot be written; no file is left behind then.
+void write_output_file(const std::string& path, std::string_view text);
 
 void write_freqs(std::ostream& out, const freqs_result& r, output_format f);
 void write_table(std::ostream& out, const table_result& r, output_format f);

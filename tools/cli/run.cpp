@@ -2,14 +2,19 @@
 
 #include <posenc/version.hpp>
 
+#include <cerrno>
+#include <cstring>
 #include <exception>
+#include <ios>
 #include <new>
+#include <optional>
 #include <string>
 
 #include "cli/commands.hpp"
 #include "cli/compute.hpp"
 #include "cli/error.hpp"
 #include "cli/hf_config.hpp"
+#include "cli/output.hpp"
 #include "cli/presets.hpp"
 #include "cli/usage.hpp"
 
@@ -24,29 +29,78 @@ resolved_config configure(const invocation& inv) {
   return r;
 }
 
+namespace {
+// The one line for a failed write to `out`: errno names the cause (ENOSPC, EPIPE) when the write
+// was a system call's.
+std::string write_failure(int error) {
+  std::string m = "posenc: cannot write to standard output";
+  if (error != 0) m += std::string(" (") + std::strerror(error) + ")";
+  return m;
+}
+
+// Sets `out` to throw on its first failed write, so that a command stops at once when standard
+// output is a full disk or a closed pipe; restores the stream's own setting when done.
+class throw_on_write_failure {
+ public:
+  explicit throw_on_write_failure(std::ostream& out) : out_(out), saved_(out.exceptions()) {
+    out_.exceptions(saved_ | std::ios::badbit);
+  }
+  ~throw_on_write_failure() {
+    try {
+      out_.exceptions(saved_);
+    } catch (...) {  // the caller's own mask on a stream that failed: its state says so
+    }
+  }
+  throw_on_write_failure(const throw_on_write_failure&) = delete;
+  throw_on_write_failure& operator=(const throw_on_write_failure&) = delete;
+
+ private:
+  std::ostream& out_;
+  std::ios::iostate saved_;
+};
+}  // namespace
+
 int run(std::span<const std::string_view> args, std::ostream& out, std::ostream& err) {
+  // Files a command writes (--svg) appear under their names only if the whole command succeeds,
+  // its standard output included (docs/cli.md, "Errors").
+  staged_files staged;
+  std::optional<throw_on_write_failure> guard;
+  std::string message;
+  int status = exit_invalid;
   try {
+    guard.emplace(out);
     const invocation inv = parse_args(args);
     if (inv.help) {
       out << usage_text();
       if (presets_available()) out << "\nPresets: " << preset_list() << '\n';
+      out.flush();
       return exit_ok;
     }
     if (inv.version) {
       out << "posenc " << POSENC_VERSION_STRING << '\n';
+      out.flush();
       return exit_ok;
     }
-    return command_of(inv.cmd).run(inv, out);
+    const int command_status = command_of(inv.cmd).run(inv, out);
+    out.flush();
+    if (out.bad()) throw std::ios::failure("write");
+    staged.commit();
+    return command_status;
   } catch (const cli_error& e) {
-    err << e.what() << '\n';
-    return e.exit_status();
+    message = e.what();
+    status = e.exit_status();
   } catch (const std::bad_alloc&) {
-    err << "posenc: out of memory\n";
-    return exit_invalid;
+    message = "posenc: out of memory";
   } catch (const std::exception& e) {
-    err << "posenc: internal error: " << printable(e.what()) << '\n';
-    return exit_invalid;
+    // A failed write to `out` throws std::ios::failure (of either ABI: caught as std::exception).
+    message = out.bad() ? write_failure(errno) : "posenc: internal error: " + printable(e.what());
+  } catch (...) {
+    message = "posenc: internal error";
   }
+  // `err` may flush `out` first (std::cerr is tied to std::cout): `out` must not throw then.
+  guard.reset();
+  err << message << '\n';
+  return status;
 }
 
 }  // namespace posenc::cli

@@ -4,11 +4,11 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
-#include <fstream>
 #include <limits>
 #include <sstream>
 
 #include "cli/error.hpp"
+#include "cli/output.hpp"
 
 namespace posenc::cli::svg {
 
@@ -394,12 +394,7 @@ void write(std::ostream& out, const plot& p) {
 }
 
 void write_file(const std::string& path, const plot& p) {
-  const std::string text = render(p);
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  if (!f) invalid("posenc: cannot write " + printable(path));
-  f.write(text.data(), static_cast<std::streamsize>(text.size()));
-  f.close();
-  if (!f) invalid("posenc: cannot write " + printable(path));
+  write_output_file(path, render(p));
 }
 
 }  // namespace posenc::cli::svg

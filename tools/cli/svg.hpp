@@ -88,8 +88,9 @@ std::string escape(std::string_view text);
 std::string render(const plot& p);
 void write(std::ostream& out, const plot& p);
 
-// render(p) written to `path` (replacing it). Throws cli_error (exit 1) when the file cannot be
-// written; nothing is written when render throws.
+// render(p) written to `path` (replacing it) by write_output_file (output.hpp): under run(), the
+// file appears only when the whole command succeeds. Throws cli_error (exit 1) when the file
+// cannot be written; nothing is written when render throws.
 void write_file(const std::string& path, const plot& p);
 
 }  // namespace posenc::cli::svg
