@@ -257,8 +257,7 @@ static_assert(llama_3_1_bands(), "Llama-3.1-8B: pairs 0-28 unscaled, 29-34 mediu
 template <class P>
 constexpr bool yarn_ramp_ends(const rope_config& c, std::uint32_t low, std::uint32_t high,
                               bool every_pair) {
-  const posenc::frequencies_detail::yarn_range r =
-      posenc::frequencies_detail::yarn_correction_range(c);
+  const posenc::spec_detail::yarn_range r = posenc::spec_detail::yarn_correction_range(c);
   if (!(r.low == dd{static_cast<double>(low), 0.0} && r.high == dd{static_cast<double>(high), 0.0}))
     return false;
   const bool is_preset =
@@ -306,8 +305,8 @@ static_assert(for_every_preset([](auto t) {
                 using P = typename decltype(t)::type;
                 if constexpr (first_of_its_shape<P>()) {
                   const rope_config c = with_scaling(P::config, posenc::scaling::yarn(4.0, 4096));
-                  const posenc::frequencies_detail::yarn_range r =
-                      posenc::frequencies_detail::yarn_correction_range(c);
+                  const posenc::spec_detail::yarn_range r =
+                      posenc::spec_detail::yarn_correction_range(c);
                   return yarn_ramp_ends<P>(c, static_cast<std::uint32_t>(r.low.hi),
                                            static_cast<std::uint32_t>(r.high.hi), false);
                 } else {

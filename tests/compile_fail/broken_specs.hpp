@@ -34,6 +34,12 @@ inline constexpr std::array<double, 3> three_factors = {1.0, 2.0, 3.0};
 inline constexpr std::array<double, 2> zero_factor = {1.0, 0.0};
 inline constexpr double inf = std::numeric_limits<double>::infinity();
 inline constexpr std::array<double, 2> infinite_factor = {1.0, inf};
+// theta_1 = 10^-2 (base 10^4, R 4): 10^-2 / 10^-41 is above FLT_MAX, 10^-2 / 10^-37 below it;
+// 1 / 10^40 (pair 0) below FLT_MIN, 1 / 10^37 above it.
+inline constexpr std::array<double, 2> tiny_factor = {1.0, 1e-41};
+inline constexpr std::array<double, 2> small_factor = {1.0, 1e-37};
+inline constexpr std::array<double, 2> huge_factor = {1e40, 2.0};
+inline constexpr std::array<double, 2> large_factor = {1e37, 2.0};
 
 // longrope with max_position_embeddings < original_max_position_embeddings but a factor >= 1
 // set by hand (scaling::longrope would derive factor 0.5 and break the factor rule first).
@@ -101,6 +107,17 @@ inline constexpr rule_case cases[] = {
     {rope_error::attention_factor, "attention_factor",
      head_dim_8(scaling::yarn(2.0, 4096, 32.0, 1.0, true, 0.0, 0.0, -1.0)),
      head_dim_8(scaling::yarn(2.0, 4096, 32.0, 1.0, true, 0.0, 0.0, 1.25))},
+    // The derived rules. FLT_MAX = 0x1.fffffep127 is the largest attention factor; 2^-126 the
+    // smallest inv_freq (here 1 / factor, pair 0 of a linear scaling).
+    {rope_error::attention_factor_float32, "attention_factor_float32",
+     head_dim_8(scaling::yarn(2.0, 4096, 32.0, 1.0, true, 0.0, 0.0, 0x1.000001p128)),
+     head_dim_8(scaling::yarn(2.0, 4096, 32.0, 1.0, true, 0.0, 0.0, 0x1.fffffep127))},
+    {rope_error::yarn_correction_range, "yarn_correction_range",
+     head_dim_8(scaling::yarn(2.0, 4096, 32.0, 0x1p-901)),
+     head_dim_8(scaling::yarn(2.0, 4096, 32.0, 0x1p-900))},
+    {rope_error::inv_freq_float32, "inv_freq_float32",
+     head_dim_8(scaling::linear(0x1.0000000000001p126), 2),
+     head_dim_8(scaling::linear(0x1p126), 2)},
 };
 
 // Every other parameter and clause that can break a rule; the twins sit on the rule's boundary
@@ -195,6 +212,40 @@ inline constexpr std::array more_cases = std::to_array<rule_case>({
     {rope_error::longrope_factor_value, "longrope_long_factor_infinite",
      head_dim_8(scaling::longrope(two_factors, infinite_factor, 4096, 8192), 4),
      head_dim_8(scaling::longrope(two_factors, two_factors, 4096, 8192), 4)},
+    // attention factor <= FLT_MAX: DeepSeek's ratio of mscales, and its 2^512 bound.
+    {rope_error::attention_factor_float32, "attention_factor_float32_mscale",
+     head_dim_8(scaling::yarn(2.0, 4096, 32.0, 1.0, true, 0x1p500, 1.0)),
+     head_dim_8(scaling::yarn(2.0, 4096, 32.0, 1.0, true, 1e30, 1.0))},
+    {rope_error::attention_factor_float32, "attention_factor_float32_mscale_bound",
+     head_dim_8(scaling::yarn(2.0, 4096, 32.0, 1.0, true, 0x1.0000000000001p512, 0x1p512)),
+     head_dim_8(scaling::yarn(2.0, 4096, 32.0, 1.0, true, 0x1p512, 0x1p512))},
+    // yarn correction range: beta_fast above 2^900 (L / (2 pi beta_fast) underflows).
+    {rope_error::yarn_correction_range, "yarn_correction_range_beta_fast",
+     head_dim_8(scaling::yarn(2.0, 4096, 0x1.0000000000001p900, 1.0)),
+     head_dim_8(scaling::yarn(2.0, 4096, 0x1p900, 1.0))},
+    // inv_freq a normal float32: longrope's short and long factors, dynamic at its largest base,
+    // ntk, yarn and llama3 through base and factor, and the bounds of the evaluation.
+    {rope_error::inv_freq_float32, "inv_freq_float32_longrope_short",
+     head_dim_8(scaling::longrope(tiny_factor, two_factors, 4096, 8192), 4),
+     head_dim_8(scaling::longrope(small_factor, two_factors, 4096, 8192), 4)},
+    {rope_error::inv_freq_float32, "inv_freq_float32_longrope_long",
+     head_dim_8(scaling::longrope(two_factors, huge_factor, 4096, 8192), 4),
+     head_dim_8(scaling::longrope(two_factors, large_factor, 4096, 8192), 4)},
+    {rope_error::inv_freq_float32, "inv_freq_float32_dynamic",
+     head_dim_8(scaling::dynamic(2.0, 4096), 8, 1e30),
+     head_dim_8(scaling::dynamic(2.0, 4096), 8, 1e20)},
+    {rope_error::inv_freq_float32, "inv_freq_float32_ntk", head_dim_8(scaling::ntk(1e300), 4),
+     head_dim_8(scaling::ntk(1e30), 4)},
+    {rope_error::inv_freq_float32, "inv_freq_float32_base", head_dim_8(scaling::none(), 8, 1e200),
+     head_dim_8(scaling::none(), 8, 1e40)},
+    {rope_error::inv_freq_float32, "inv_freq_float32_yarn", head_dim_8(scaling::yarn(1e39, 4096)),
+     head_dim_8(scaling::yarn(1e30, 4096))},
+    {rope_error::inv_freq_float32, "inv_freq_float32_llama3",
+     head_dim_8(scaling::llama3(1e39, 1.0, 4.0, 8192), 8, 500000.0),
+     head_dim_8(scaling::llama3(1e30, 1.0, 4.0, 8192), 8, 500000.0)},
+    {rope_error::inv_freq_float32, "inv_freq_float32_llama3_bound",
+     head_dim_8(scaling::llama3(8.0, 1.0, 0x1.0000000000001p512, 8192), 8, 500000.0),
+     head_dim_8(scaling::llama3(8.0, 1.0, 0x1p512, 8192), 8, 500000.0)},
     // longrope original_max_position_embeddings >= 2 (the attention factor's ln).
     {rope_error::longrope_context, "longrope_original_context_1",
      head_dim_8(scaling::longrope(two_factors, two_factors, 1, 8192), 4),

@@ -94,3 +94,93 @@ TEST_CASE("validation: rotary_dim_from_factor truncates as HF's int(head_dim * f
   CHECK(posenc::rotary_dim_from_factor(128, 0.0) == 0);
   CHECK(posenc::rotary_dim_from_factor(128, 1.5) == 0);
 }
+
+// Issue 14 (finite or an error): the derived rules reject the three fuzz findings of
+// tests/fuzz/regressions/rope_config (decoded by hand from their README entries), and each sits on
+// a boundary computed by hand: 2^-126 = FLT_MIN and 0x1.fffffep127 = FLT_MAX are the float32
+// normal range, 2^-900 the smallest YaRN beta.
+TEST_CASE("validation: derived quantities, the fuzz findings and the boundaries", "[validation]") {
+  const double flt_min = 0x1p-126;
+  const double flt_max = 0x1.fffffep127;
+  const double above_flt_max = 0x1.fffffe0000001p127;  // the next double
+  using posenc::satisfies;
+  using posenc::validate;
+  namespace scaling = posenc::scaling;
+
+  SECTION("attention factor within float32") {
+    // Fuzz: YaRN factor 8.5e165 with an explicit attention_factor 8.5e165 (cache entries inf).
+    rope_config c{64, 64, 10000.0, rope_layout::half,
+                  scaling::yarn(8.5e165, 4096, 32.0, 1.0, true, 0.0, 0.0, 8.5e165)};
+    CHECK(validate(c) == rope_error::attention_factor_float32);
+    c.scaling = scaling::yarn(4.0, 4096, 32.0, 1.0, true, 0.0, 0.0, above_flt_max);
+    CHECK(validate(c) == rope_error::attention_factor_float32);
+    c.scaling.attention_factor = flt_max;
+    CHECK(validate(c) == rope_error::ok);
+    // DeepSeek's ratio (0.1 m ln 4 + 1) / (0.1 ln 4 + 1) with m = 2^500: about 2^497.
+    c.scaling = scaling::yarn(4.0, 4096, 32.0, 1.0, true, 0x1p500, 1.0);
+    CHECK(validate(c) == rope_error::attention_factor_float32);
+    c.scaling.mscale = 1e30;  // ratio ~9.8e28
+    CHECK(validate(c) == rope_error::ok);
+  }
+
+  SECTION("yarn correction range finite") {
+    // Fuzz: beta_slow subnormal, L / (2 pi beta_slow) overflows and the ramp bound is NaN.
+    rope_config c{64, 64, 10000.0, rope_layout::half,
+                  scaling::yarn(40.0, 25, 1.29e-231, 3.16e-322)};
+    CHECK(validate(c) == rope_error::yarn_correction_range);
+    CHECK(satisfies(c, rope_error::inv_freq_float32));  // left to the range's own rule
+    c.scaling.beta_slow = 0x1p-900;
+    c.scaling.beta_fast = 32.0;
+    CHECK(validate(c) == rope_error::ok);
+    c.scaling.beta_slow = 0x1.fffffffffffffp-901;  // the double below 2^-900
+    CHECK(validate(c) == rope_error::yarn_correction_range);
+    // beta_fast 1e308: 2 pi beta_fast overflows.
+    c.scaling = scaling::yarn(4.0, 4096, 1e308, 1.0);
+    CHECK(validate(c) == rope_error::yarn_correction_range);
+    c.scaling.beta_fast = 0x1p900;
+    CHECK(validate(c) == rope_error::ok);
+  }
+
+  SECTION("inv_freq a normal float32") {
+    // Fuzz: LongRoPE long factor 5.3e-315 (subnormal): theta_2 / factor overflows past the
+    // original context.
+    const double long_factor[] = {2.0, 4.0, 5.3e-315, 16.0};
+    const double short_factor[] = {1.0, 1.0, 1.0, 1.0};
+    rope_config c{8, 8, 10000.0, rope_layout::half,
+                  scaling::longrope(short_factor, long_factor, 4096, 9000)};
+    CHECK(validate(c) == rope_error::inv_freq_float32);
+    // The same factors as short factors: broken at seq_len 0.
+    c.scaling = scaling::longrope(long_factor, short_factor, 4096, 9000);
+    CHECK(validate(c) == rope_error::inv_freq_float32);
+    // theta_0 = 1: a factor 2^-127 gives 2^127 <= FLT_MAX, 2^-128 gives 2^128 > FLT_MAX.
+    const double at_max[] = {0x1p-127, 1.0, 1.0, 1.0};
+    const double past_max[] = {0x1p-128, 1.0, 1.0, 1.0};
+    c.scaling = scaling::longrope(short_factor, at_max, 4096, 9000);
+    CHECK(validate(c) == rope_error::ok);
+    c.scaling = scaling::longrope(short_factor, past_max, 4096, 9000);
+    CHECK(validate(c) == rope_error::inv_freq_float32);
+
+    // Linear, rotary_dim 2: inv_freq_0 = 1 / factor; 2^-126 = FLT_MIN passes, below it fails.
+    rope_config lin{2, 2, 10000.0, rope_layout::half, scaling::linear(0x1p126)};
+    CHECK(validate(lin) == rope_error::ok);
+    CHECK(posenc::inv_freq_dd(lin, 0).hi == flt_min);
+    lin.scaling.factor = 0x1.0000000000001p126;
+    CHECK(validate(lin) == rope_error::inv_freq_float32);
+    lin.scaling.factor = 1e300;  // beyond the 2^512 bound of the evaluation
+    CHECK(validate(lin) == rope_error::inv_freq_float32);
+
+    // Dynamic NTK: base 10^30, R 8, factor 2, max 4096. theta_3 = 10^-22.5 at seq_len 0, and
+    // divided by 2 (2^64 - 1) / 4096 - 1 ~ 9.0e15 at the largest seq_len: ~3.5e-39 < FLT_MIN.
+    rope_config dyn{8, 8, 1e30, rope_layout::half, scaling::dynamic(2.0, 4096)};
+    CHECK(validate(dyn) == rope_error::inv_freq_float32);
+    dyn.base = 1e25;  // 10^-18.75 / 9.0e15 ~ 2.0e-35
+    CHECK(validate(dyn) == rope_error::ok);
+
+    // No scaling: theta_3 = base^(-3/4) for R 8; base 10^50 gives 10^-37.5 (> FLT_MIN), 10^51
+    // gives 10^-38.25 (< 1.18e-38).
+    rope_config plain{8, 8, 1e50, rope_layout::half};
+    CHECK(validate(plain) == rope_error::ok);
+    plain.base = 1e51;
+    CHECK(validate(plain) == rope_error::inv_freq_float32);
+  }
+}

@@ -1,6 +1,5 @@
 #include "cli/compute.hpp"
 
-#include <posenc/analysis/ramp.hpp>
 #include <posenc/frequencies/rope.hpp>
 #include <posenc/math/angle.hpp>
 #include <posenc/math/angle_grid.hpp>
@@ -8,12 +7,10 @@
 #include <posenc/tables/rope_cache.hpp>
 
 #include <cmath>
-#include <limits>
 #include <string>
 #include <vector>
 
 #include "cli/error.hpp"
-#include "cli/output.hpp"
 
 namespace posenc::cli {
 
@@ -26,47 +23,12 @@ math::dd checked_inv_freq(const rope_config& c, std::uint32_t i, std::uint64_t s
     invalid("posenc: inv_freq of pair " + std::to_string(i) + " is not a finite float32");
   return t;
 }
-// The flags that set what a derived quantity depends on, for messages.
-std::string flags_of(const rope_config& c) {
-  switch (c.scaling.type) {
-    case scaling_type::yarn:
-      return "--base, --factor, --beta-fast, --beta-slow, --original-max";
-    case scaling_type::llama3:
-      return "--base, --factor, --low-freq-factor, --high-freq-factor, --original-max";
-    case scaling_type::longrope:
-      return "--base, --factor, --short-factor, --long-factor, --seq-len";
-    case scaling_type::dynamic:
-      return "--base, --factor, --max-position-embeddings, --seq-len";
-    case scaling_type::none:
-      return "--base";
-    default:
-      return "--base, --factor";
-  }
-}
 }  // namespace
 
-void check_derived(const rope_config& c, std::uint64_t seq_len) {
-  const math::dd af = attention_factor_dd(c);
-  if (!(af.hi >= 0.0 && af.hi <= static_cast<double>(std::numeric_limits<float>::max())))
-    invalid("posenc: the attention factor (" + format_double(af.hi) +
-            ") must be finite and at most the float32 maximum 3.4e38 (--attention-factor, "
-            "--mscale, --mscale-all-dim, --factor)");
-  if (c.scaling.type == scaling_type::yarn) {
-    const auto range = analysis::yarn_ramp_range(c);
-    if (!std::isfinite(range.low.hi) || !std::isfinite(range.high.hi))
-      invalid("posenc: the yarn correction range [" + format_double(range.low.hi) + ", " +
-              format_double(range.high.hi) + "] must be finite (--beta-fast, --beta-slow)");
-  }
-  constexpr double min_normal = static_cast<double>(std::numeric_limits<float>::min());
-  constexpr double max_float = static_cast<double>(std::numeric_limits<float>::max());
-  for (std::uint32_t i = 0; i < c.rotary_dim / 2; ++i) {
-    const math::dd t = inv_freq_dd(c, i, seq_len);
-    if (!(t.hi >= min_normal && t.hi <= max_float))
-      invalid("posenc: inv_freq of pair " + std::to_string(i) + " is " + format_double(t.hi) +
-              "; it must be a normal float32 in [2^-126, 3.4e38] so that its wavelength "
-              "2 pi/inv_freq is finite (" +
-              flags_of(c) + ")");
-  }
+void check_derived(const rope_config& c, std::uint64_t /*seq_len*/) {
+  // The library's derived rules cover every seq_len (longrope's both factor lists, dynamic NTK at
+  // its largest base), so the rules alone decide.
+  require_ok(validate(c));
 }
 
 freqs_result compute_freqs(const rope_config& c, std::uint64_t seq_len) {

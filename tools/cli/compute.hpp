@@ -21,12 +21,9 @@ struct freqs_result {
 };
 
 // The quantities every RoPE command derives from a valid configuration, checked before any work
-// or output (docs/cli.md, "Finite or an error"); throws cli_error (exit 1) naming the rule:
-//   inv_freq_i (at seq_len)  a normal float32: 2^-126 <= theta_i <= FLT_MAX, so that it, its
-//                            wavelength 2 pi / theta_i (< 2^129) and the turns over any context
-//                            are finite in float32, double and double-double
-//   attention factor         finite, >= 0 and <= FLT_MAX (it multiplies float32 cos/sin)
-//   yarn correction range    finite ends (beta_fast, beta_slow)
+// or output (docs/cli.md, "Finite or an error"): the library's derived rules (spec/rope.hpp:
+// attention_factor_float32, yarn_correction_range, inv_freq_float32, each at every seq_len);
+// throws cli_error (exit 1) with the rule's message.
 void check_derived(const rope_config& c, std::uint64_t seq_len);
 
 // c must be valid. Throws cli_error (exit 1) when a frequency does not fit in float32.

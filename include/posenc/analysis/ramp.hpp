@@ -1,7 +1,7 @@
 // Per-pair interpolation weights of the scalings that blend two frequencies, YaRN and llama3: how
 // much of pair i is position-interpolated (theta_i / factor) and how much is left as it was
-// (theta_i = base^(-2i/R)). The values are those inv_freq_dd blends with (frequencies/rope.hpp,
-// whose frequencies_detail functions compute them), so that
+// (theta_i = base^(-2i/R)). The values are those inv_freq_dd blends with (spec/rope.hpp,
+// whose spec_detail functions compute them), so that
 //
 //   inv_freq_dd(c, i) = theta_i / factor * w + theta_i * (1 - w),   w = interpolation_weight(c, i)
 //
@@ -23,7 +23,6 @@
 #include <cstdint>
 #include <limits>
 
-#include <posenc/frequencies/rope.hpp>
 #include <posenc/math/double_double.hpp>
 #include <posenc/spec/rope.hpp>
 
@@ -32,19 +31,19 @@ namespace posenc::analysis {
 // HF linear_ramp_factor at pair i of a yarn config (validate(c) == ok, scaling yarn): 0 keeps
 // theta_i, 1 divides it by the factor.
 constexpr math::dd yarn_ramp_factor(const rope_config& c, std::uint32_t i) {
-  return frequencies_detail::yarn_ramp(frequencies_detail::yarn_correction_range(c), i);
+  return spec_detail::yarn_ramp(spec_detail::yarn_correction_range(c), i);
 }
 
 // The correction range [low, high] of a yarn config in pair indices, as HF find_correction_range
 // returns it (floor/ceil with truncate, clamped to [0, R - 1], widened by 0.001 if empty).
-constexpr frequencies_detail::yarn_range yarn_ramp_range(const rope_config& c) {
-  return frequencies_detail::yarn_correction_range(c);
+constexpr spec_detail::yarn_range yarn_ramp_range(const rope_config& c) {
+  return spec_detail::yarn_correction_range(c);
 }
 
 // HF smooth_factor at pair i of a llama3 config (validate(c) == ok, scaling llama3): 1 keeps
 // theta_i, 0 divides it by the factor.
 constexpr math::dd llama3_smooth_factor(const rope_config& c, std::uint32_t i) {
-  return frequencies_detail::llama3_smooth(c, frequencies_detail::default_inv_freq(c, i));
+  return spec_detail::llama3_smooth(c, spec_detail::default_inv_freq(c, i));
 }
 
 // The weight w of theta_i / factor in pair i's frequency: yarn_ramp_factor for yarn,

@@ -19,6 +19,12 @@
 #include <span>
 
 #include <posenc/math/detail/fp_bits.hpp>
+#include <posenc/math/detail/series.hpp>
+#include <posenc/math/double_double.hpp>
+#include <posenc/math/exp.hpp>
+#include <posenc/math/log.hpp>
+#include <posenc/math/pow.hpp>
+#include <posenc/math/rounding.hpp>
 #include <posenc/spec/rules.hpp>
 
 namespace posenc {
@@ -194,6 +200,182 @@ constexpr std::uint32_t rotary_dim_from_factor(std::uint32_t head_dim,
   return static_cast<std::uint32_t>(static_cast<double>(head_dim) * partial_rotary_factor);
 }
 
+// ---- frequencies ------------------------------------------------------------------------------
+// theta_i and the attention factor of every scaling, in double-double (docs/formulas.md §2, HF
+// transformers src/transformers/modeling_rope_utils.py). They are here, not in frequencies/,
+// because the rules below check what they derive (inv_freq, the attention factor, YaRN's correction
+// range); frequencies/rope.hpp rounds them (inv_freq<T>, attention_factor) and evaluates them per
+// spec.
+//
+// seq_len is HF's runtime sequence length (max(position_ids) + 1); 0 means "none" (HF
+// seq_len=None). Only dynamic and longrope depend on it.
+
+namespace spec_detail {
+using math::dd;
+
+// base^(-2i/R)
+constexpr dd default_inv_freq(const rope_config& c, std::uint32_t i) {
+  return math::pow_ratio(c.base, -2 * static_cast<std::int64_t>(i),
+                         static_cast<std::int64_t>(c.rotary_dim));
+}
+
+// x^(-2i/(R-2)) from log_x = ln x: the NTK base change base' = base * x^(R/(R-2)) turns
+// base'^(-2i/R) into base^(-2i/R) * x^(-2i/(R-2)).
+constexpr dd ntk_correction(dd log_x, const rope_config& c, std::uint32_t i) {
+  const dd e = dd{-2.0 * static_cast<double>(i)} / static_cast<double>(c.rotary_dim - 2);
+  return math::exp(log_x * e);
+}
+
+// HF get_mscale: 1 for s <= 1, else 0.1 m ln(s) + 1.
+constexpr dd yarn_get_mscale(double s, double m) {
+  if (s <= 1.0) return dd{1.0};
+  return math::log(dd{s}) * (0.1 * m) + 1.0;
+}
+
+// HF find_correction_dim: R ln(L / (r 2 pi)) / (2 ln base), the pair whose wavelength makes r
+// turns over the original context L.
+constexpr dd yarn_correction_dim(double r, const rope_config& c) {
+  const double L = static_cast<double>(c.scaling.original_max_position_embeddings);
+  const dd turns = dd{L} / (math::detail::two_pi * r);
+  return math::log(turns) * static_cast<double>(c.rotary_dim) / (math::log(dd{c.base}) * 2.0);
+}
+
+struct yarn_range {
+  dd low;
+  dd high;
+};
+
+// HF find_correction_range (with truncate: floor/ceil), clamped to [0, R-1] as HF and ggml do,
+// and HF linear_ramp_factor's guard against a zero-width range.
+constexpr yarn_range yarn_correction_range(const rope_config& c) {
+  dd low = yarn_correction_dim(c.scaling.beta_fast, c);
+  dd high = yarn_correction_dim(c.scaling.beta_slow, c);
+  if (c.scaling.truncate) {
+    low = math::detail::floor(low);
+    high = math::detail::ceil(high);
+  }
+  if (low < dd{0.0}) low = dd{0.0};
+  const dd top = dd{static_cast<double>(c.rotary_dim) - 1.0};
+  if (top < high) high = top;
+  if (low == high) high = high + 0.001;
+  return {low, high};
+}
+
+// HF linear_ramp_factor at pair i: clamp((i - low) / (high - low), 0, 1).
+constexpr dd yarn_ramp(const yarn_range& r, std::uint32_t i) {
+  dd t = (dd{static_cast<double>(i)} - r.low) / (r.high - r.low);
+  if (t < dd{0.0}) t = dd{0.0};
+  if (dd{1.0} < t) t = dd{1.0};
+  return t;
+}
+
+// HF _compute_llama3_parameters' smooth factor of a pair of frequency theta, by its wavelength
+// 2 pi / theta against L/low_freq_factor and L/high_freq_factor: 0 above the first (theta/factor),
+// 1 below the second (theta unchanged), (L/wavelen - low_ff)/(high_ff - low_ff) between.
+constexpr dd llama3_smooth(const rope_config& c, dd theta) {
+  const rope_scaling& s = c.scaling;
+  const double L = static_cast<double>(s.original_max_position_embeddings);
+  const dd wavelen = math::detail::two_pi / theta;
+  const dd low_wavelen = dd{L} / s.low_freq_factor;
+  const dd high_wavelen = dd{L} / s.high_freq_factor;
+  if (low_wavelen < wavelen) return dd{0.0};
+  if (wavelen < high_wavelen) return dd{1.0};
+  return (dd{L} / wavelen - s.low_freq_factor) / (dd{s.high_freq_factor} - s.low_freq_factor);
+}
+}  // namespace spec_detail
+
+namespace spec_detail {
+// What theta_i needs besides base^(-2i/R) that is the same for every pair at one seq_len: YaRN's
+// correction range, and the log of the NTK base ratio x of ntk_correction (ntk: the factor;
+// dynamic: HF's bracket). Evaluated once for all pairs by the rules (inv_freqs_ok).
+struct scaling_terms {
+  yarn_range range{};
+  dd log_ntk{};
+};
+constexpr scaling_terms scaling_terms_of(const rope_config& c, std::uint64_t seq_len) {
+  const rope_scaling& s = c.scaling;
+  scaling_terms t;
+  if (s.type == scaling_type::yarn) t.range = yarn_correction_range(c);
+  if (s.type == scaling_type::ntk) t.log_ntk = math::log(dd{s.factor});
+  if (s.type == scaling_type::dynamic) {
+    // HF _compute_dynamic_ntk_parameters: seq = max(seq_len, max_pos);
+    // base' = base * (factor seq / max_pos - (factor - 1))^(R/(R-2)).
+    const double max_pos = static_cast<double>(s.max_position_embeddings);
+    const double seq = seq_len > s.max_position_embeddings ? static_cast<double>(seq_len) : max_pos;
+    const dd bracket = (dd{s.factor} * seq) / max_pos - (dd{s.factor} - 1.0);
+    t.log_ntk = math::log(bracket);
+  }
+  return t;
+}
+
+// theta_i after scaling, from theta = default_inv_freq(c, i) and t = scaling_terms_of(c, seq_len).
+constexpr dd scaled_inv_freq(const rope_config& c, std::uint32_t i, dd theta,
+                             const scaling_terms& t, std::uint64_t seq_len) {
+  const rope_scaling& s = c.scaling;
+  switch (s.type) {
+    case scaling_type::none:
+      return theta;
+    case scaling_type::linear:
+      return theta / s.factor;
+    case scaling_type::ntk:
+    case scaling_type::dynamic:
+      return theta * ntk_correction(t.log_ntk, c, i);
+    case scaling_type::yarn: {
+      // HF _compute_yarn_parameters: inv = (theta/factor) ramp + theta (1 - ramp).
+      const dd ramp = yarn_ramp(t.range, i);
+      return (theta / s.factor) * ramp + theta * (dd{1.0} - ramp);
+    }
+    case scaling_type::llama3: {
+      // HF _compute_llama3_parameters: (1 - smooth) theta/factor + smooth theta, the two outer
+      // bands taken whole.
+      const dd smooth = llama3_smooth(c, theta);
+      if (smooth == dd{0.0}) return theta / s.factor;
+      if (smooth == dd{1.0}) return theta;
+      return (dd{1.0} - smooth) * (theta / s.factor) + smooth * theta;
+    }
+    case scaling_type::longrope: {
+      // HF _compute_longrope_parameters: long factors once seq_len > original context.
+      const bool use_long = seq_len > s.original_max_position_embeddings;
+      const double ext = use_long ? s.long_factor[i] : s.short_factor[i];
+      return theta / ext;
+    }
+  }
+  return theta;
+}
+}  // namespace spec_detail
+
+// theta_i of pair i < rotary_dim/2 as a double-double. c must satisfy validate(c) == ok.
+constexpr math::dd inv_freq_dd(const rope_config& c, std::uint32_t i, std::uint64_t seq_len = 0) {
+  return spec_detail::scaled_inv_freq(c, i, spec_detail::default_inv_freq(c, i),
+                                      spec_detail::scaling_terms_of(c, seq_len), seq_len);
+}
+
+// The factor HF multiplies cos and sin by (so attention logits scale by its square).
+constexpr math::dd attention_factor_dd(const rope_config& c) {
+  using math::dd;
+  namespace fd = spec_detail;
+  const rope_scaling& s = c.scaling;
+  switch (s.type) {
+    case scaling_type::yarn:
+      if (s.attention_factor > 0.0) return dd{s.attention_factor};
+      if (s.mscale > 0.0 && s.mscale_all_dim > 0.0)  // DeepSeek: the ratio of two mscales
+        return fd::yarn_get_mscale(s.factor, s.mscale) /
+               fd::yarn_get_mscale(s.factor, s.mscale_all_dim);
+      return fd::yarn_get_mscale(s.factor, 1.0);
+    case scaling_type::longrope: {
+      if (s.attention_factor > 0.0) return dd{s.attention_factor};
+      if (s.factor <= 1.0) return dd{1.0};
+      // sqrt(1 + ln(factor) / ln(original_max_position_embeddings))
+      const dd x = math::log(dd{s.factor}) /
+                       math::log(dd{static_cast<double>(s.original_max_position_embeddings)}) +
+                   1.0;
+      return math::exp(math::log(x) * 0.5);
+    }
+    default:
+      return dd{1.0};
+  }
+}
+
 // ---- rules -----------------------------------------------------------------------------------
 
 enum class rope_error : std::uint8_t {
@@ -212,6 +394,9 @@ enum class rope_error : std::uint8_t {
   longrope_factor_value,
   longrope_context,
   attention_factor,
+  attention_factor_float32,
+  yarn_correction_range,
+  inv_freq_float32,
 };
 
 // One line naming the rule; also the text of the matching static_assert.
@@ -248,9 +433,20 @@ constexpr const char* message(rope_error e) {
              ">= 2";
     case rope_error::attention_factor:
       return "posenc: attention_factor must be finite and >= 0 (0 derives it)";
+    case rope_error::attention_factor_float32:
+      return "posenc: the attention factor (given or derived) must be <= FLT_MAX, with mscale and "
+             "mscale_all_dim <= 2^512";
+    case rope_error::yarn_correction_range:
+      return "posenc: yarn needs beta_fast and beta_slow in [2^-900, 2^900] (a finite correction "
+             "range)";
+    case rope_error::inv_freq_float32:
+      return "posenc: every inv_freq must be a normal float32 (FLT_MIN <= inv_freq <= FLT_MAX) at "
+             "every seq_len; factor, low_freq_factor and high_freq_factor within [2^-512, 2^512]";
   }
   return "posenc: unknown error";
 }
+
+constexpr bool satisfies(const rope_config& c, rope_error e);
 
 namespace spec_detail {
 constexpr bool uses_factor(scaling_type t) {
@@ -261,6 +457,97 @@ constexpr bool factors_ok(std::span<const double> f) {
   for (double x : f)
     if (!(math::detail::is_finite(x) && x > 0.0)) return false;
   return true;
+}
+
+// Every rule up to attention_factor (the enumerators head_dim .. attention_factor: the rules on the
+// configuration's own fields) holds for c.
+constexpr bool input_rules_hold(const rope_config& c) {
+  for (auto k = static_cast<std::uint8_t>(rope_error::head_dim);
+       k <= static_cast<std::uint8_t>(rope_error::attention_factor); ++k)
+    if (!satisfies(c, static_cast<rope_error>(k))) return false;
+  return true;
+}
+
+// The derived rules (attention_factor_float32, yarn_correction_range, inv_freq_float32) evaluate
+// the formulas above, in the same constexpr code at compile time and at run time. A constant
+// expression may not overflow or produce a NaN, so each first refuses the inputs whose evaluation
+// would (bounds of 2^512 and 2^900, far beyond any model); the bounds are part of the rule and its
+// message. Each holds vacuously while an input rule before it is broken (validate reports that
+// one, and a compile-time spec stops with that one's message alone).
+inline constexpr double float32_min = 0x1p-126;        // FLT_MIN
+inline constexpr double float32_max = 0x1.fffffep127;  // FLT_MAX
+inline constexpr double derived_bound = 0x1p512;
+inline constexpr double yarn_beta_min = 0x1p-900, yarn_beta_max = 0x1p900;
+
+constexpr bool normal_float32(double x) {
+  return x >= float32_min && x <= float32_max;
+}
+
+// theta_i of pair i at seq_len (t = scaling_terms_of(c, seq_len)) in float32's normal range.
+// Checked before the division where the quotient could leave double (longrope: theta_i / factor_i
+// with factor_i in (0, 2^1024)).
+constexpr bool inv_freq_ok(const rope_config& c, std::uint32_t i, dd theta, const scaling_terms& t,
+                           std::uint64_t seq_len) {
+  const rope_scaling& s = c.scaling;
+  if (s.type == scaling_type::longrope) {
+    const bool long_factors = s.original_max_position_embeddings < seq_len;
+    const double ext = long_factors ? s.long_factor[i] : s.short_factor[i];
+    // theta <= 1: above 2^512 the quotient is below FLT_MIN; theta > FLT_MAX ext: above FLT_MAX.
+    if (ext > derived_bound || theta.hi > float32_max * ext) return false;
+  } else if (!normal_float32(theta.hi)) {
+    // Every other scaling divides theta_i by a factor >= 1 or blends it with that quotient.
+    return false;
+  }
+  return normal_float32(scaled_inv_freq(c, i, theta, t, seq_len).hi);
+}
+
+// Every theta_i at every seq_len: longrope's short factors (seq_len 0) and long factors (past the
+// original context); dynamic NTK at seq_len 0 and at its largest base (seq_len 2^64 - 1; theta_i
+// only falls as seq_len grows); the other scalings do not depend on seq_len.
+constexpr bool inv_freqs_ok(const rope_config& c) {
+  const rope_scaling& s = c.scaling;
+  const scaling_type type = s.type;
+  if ((type == scaling_type::linear || type == scaling_type::dynamic ||
+       type == scaling_type::yarn || type == scaling_type::llama3) &&
+      s.factor > derived_bound)
+    return false;
+  if (type == scaling_type::llama3 &&
+      (s.low_freq_factor < 1.0 / derived_bound || s.high_freq_factor > derived_bound))
+    return false;
+  const std::uint64_t long_seq = std::uint64_t{s.original_max_position_embeddings} + 1;
+  const std::uint64_t max_seq = ~std::uint64_t{0};
+  const scaling_terms at_0 = scaling_terms_of(c, 0);
+  const scaling_terms at_max = type == scaling_type::dynamic ? scaling_terms_of(c, max_seq) : at_0;
+  for (std::uint32_t i = 0; i < c.rotary_dim / 2; ++i) {
+    const dd theta = default_inv_freq(c, i);
+    if (!inv_freq_ok(c, i, theta, at_0, 0)) return false;
+    if (type == scaling_type::longrope && !inv_freq_ok(c, i, theta, at_0, long_seq)) return false;
+    if (type == scaling_type::dynamic && !inv_freq_ok(c, i, theta, at_max, max_seq)) return false;
+  }
+  return true;
+}
+
+// YaRN's correction range: the betas within [2^-900, 2^900] keep L / (2 pi beta) and its log
+// finite for every L < 2^32 and base > 1; the range is then checked itself.
+constexpr bool yarn_range_ok(const rope_config& c) {
+  const rope_scaling& s = c.scaling;
+  if (s.type != scaling_type::yarn) return true;
+  for (double beta : {s.beta_fast, s.beta_slow})
+    if (!(beta >= yarn_beta_min && beta <= yarn_beta_max)) return false;
+  const yarn_range r = yarn_correction_range(c);
+  return math::detail::is_finite(r.low.hi) && math::detail::is_finite(r.low.lo) &&
+         math::detail::is_finite(r.high.hi) && math::detail::is_finite(r.high.lo);
+}
+
+// The attention factor within [0, FLT_MAX] (it multiplies float32 cos and sin); DeepSeek's ratio
+// of two mscales is evaluated only for mscale and mscale_all_dim <= 2^512.
+constexpr bool attention_factor_ok(const rope_config& c) {
+  const rope_scaling& s = c.scaling;
+  if (s.type == scaling_type::yarn && !(s.attention_factor > 0.0) &&
+      (s.mscale > derived_bound || s.mscale_all_dim > derived_bound))
+    return false;
+  const dd af = attention_factor_dd(c);
+  return af.hi >= 0.0 && af.hi <= float32_max;
 }
 }  // namespace spec_detail
 
@@ -312,6 +599,13 @@ constexpr bool satisfies(const rope_config& c, rope_error e) {
               s.max_position_embeddings >= s.original_max_position_embeddings);
     case rope_error::attention_factor:
       return is_finite(s.attention_factor) && s.attention_factor >= 0.0;
+    case rope_error::attention_factor_float32:
+      return !spec_detail::input_rules_hold(c) || spec_detail::attention_factor_ok(c);
+    case rope_error::yarn_correction_range:
+      return !spec_detail::input_rules_hold(c) || spec_detail::yarn_range_ok(c);
+    case rope_error::inv_freq_float32:
+      return !spec_detail::input_rules_hold(c) || !spec_detail::yarn_range_ok(c) ||
+             spec_detail::inv_freqs_ok(c);
   }
   return false;
 }
@@ -331,6 +625,9 @@ inline constexpr rope_error all_rope_rules[] = {
     rope_error::longrope_factor_value,
     rope_error::longrope_context,
     rope_error::attention_factor,
+    rope_error::attention_factor_float32,
+    rope_error::yarn_correction_range,
+    rope_error::inv_freq_float32,
 };
 
 // The first rule c breaks, or rope_error::ok.
@@ -375,6 +672,16 @@ struct rope_spec_check {
       "posenc: longrope needs max_position_embeddings >= original_max_position_embeddings >= 2");
   static_assert(satisfies(c, rope_error::attention_factor),
                 "posenc: attention_factor must be finite and >= 0 (0 derives it)");
+  static_assert(satisfies(c, rope_error::attention_factor_float32),
+                "posenc: the attention factor (given or derived) must be <= FLT_MAX, with mscale "
+                "and mscale_all_dim <= 2^512");
+  static_assert(satisfies(c, rope_error::yarn_correction_range),
+                "posenc: yarn needs beta_fast and beta_slow in [2^-900, 2^900] (a finite "
+                "correction range)");
+  static_assert(
+      satisfies(c, rope_error::inv_freq_float32),
+      "posenc: every inv_freq must be a normal float32 (FLT_MIN <= inv_freq <= FLT_MAX) "
+      "at every seq_len; factor, low_freq_factor and high_freq_factor within [2^-512, 2^512]");
   static constexpr bool valid = validate(c) == rope_error::ok;
 };
 }  // namespace spec_detail
