@@ -27,6 +27,10 @@
 
 #include "isa_entry.hpp"
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
+#endif
+
 // With POSENC_SIMD (posenc/kernels/detail/simd.hpp; meson defines POSENC_NO_SIMD when it finds no
 // xsimd) this TU also holds the entry of its baseline architecture, xsimd::default_arch.
 
@@ -101,7 +105,17 @@ using compiled_archs = arch_list<
     xsimd::default_arch>;
 #endif
 
-// Whether the CPU and the OS support an x86 entry: xsimd's cpuid bits and the compiler's test.
+#if POSENC_SIMD && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+// CPUID leaf 1, ECX bit 29 (Intel SDM vol. 2A, CPUID): F16C, which the avx2 entry's f16
+// conversions use. Neither xsimd 8.1 nor Clang 16's __builtin_cpu_supports knows the bit.
+[[maybe_unused]] bool cpu_has_f16c() {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  return __get_cpuid(1, &a, &b, &c, &d) != 0 && (c & bit_F16C) != 0;
+}
+#endif
+
+// Whether the CPU and the OS support an x86 entry: xsimd's cpuid bits and the compiler's test
+// (and, for avx2, the F16C bit).
 [[maybe_unused]] bool x86_supports(const isa_kernels& k) {
 #if POSENC_SIMD && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
   const auto cpu = xsimd::available_architectures();
@@ -116,7 +130,7 @@ using compiled_archs = arch_list<
 #if POSENC_KERNELS_HAVE_AVX2
   if (&k == &entry_avx2)
     return cpu.avx2 && cpu.fma3_avx2 && __builtin_cpu_supports("avx2") &&
-           __builtin_cpu_supports("fma");
+           __builtin_cpu_supports("fma") && cpu_has_f16c();
 #endif
 #if POSENC_KERNELS_HAVE_SSE4_2
   if (&k == &entry_sse4_2) return cpu.sse4_2 && __builtin_cpu_supports("sse4.2");

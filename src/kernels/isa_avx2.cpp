@@ -1,5 +1,6 @@
-// The kernels for avx2, compiled with -mavx2 -mfma and checked to be the xsimd architecture
-// xsimd::fma3<xsimd::avx2> (src/kernels/meson.build).
+// The kernels for avx2, compiled with -mavx2 -mfma -mf16c and checked to be the xsimd architecture
+// xsimd::fma3<xsimd::avx2> (src/kernels/meson.build). F16C converts f16 storage
+// (detail/batch.hpp); the dispatcher picks this entry only on CPUs with F16C.
 #include "isa_entry.hpp"
 
 #if !POSENC_SIMD
@@ -8,6 +9,9 @@
 
 static_assert(std::is_same_v<xsimd::default_arch, xsimd::fma3<xsimd::avx2>>,
               "posenc: isa_avx2.cpp must be compiled with -mavx2 -mfma");
+#ifndef __F16C__
+#error "posenc: isa_avx2.cpp must be compiled with -mf16c"
+#endif
 
 namespace posenc::kernels::dispatch::detail {
 

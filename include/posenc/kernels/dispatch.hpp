@@ -1,6 +1,6 @@
 // Runtime dispatch: one binary carries the kernels built for several ISAs (x86-64: AVX-512BW,
-// AVX2 + FMA, SSE4.2 and the compiler's baseline; elsewhere the baseline, e.g. NEON on aarch64)
-// plus the scalar reference, and picks the best one the CPU supports at run time.
+// AVX2 + FMA + F16C, SSE4.2 and the compiler's baseline; elsewhere the baseline, e.g. NEON on
+// aarch64) plus the scalar reference, and picks the best one the CPU supports at run time.
 //
 // Declarations only: link the compiled library `posenc_kernels` (meson: posenc_kernels_dep,
 // docs/kernels.md "Runtime dispatch"). Header-only users who know their target at build time use

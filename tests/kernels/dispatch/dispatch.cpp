@@ -334,7 +334,7 @@ TEST_CASE("kernels/dispatch: the registry", "[dispatch]") {
     if (name == "avx512bw")
       want = flags.count("avx512f") && flags.count("avx512cd") && flags.count("avx512dq") &&
              flags.count("avx512bw") && flags.count("fma");
-    if (name == "avx2") want = flags.count("avx2") && flags.count("fma");
+    if (name == "avx2") want = flags.count("avx2") && flags.count("fma") && flags.count("f16c");
     if (name == "sse4.2") want = flags.count("sse4_2");
     INFO(name << " vs /proc/cpuinfo or POSENC_TEST_CPU_FLAGS");
     if (!flags.empty()) CHECK(isa.supported == want);

@@ -652,50 +652,58 @@ TEST_CASE("storage: f32 -> f16, every float, against vcvtps2ph", "[storage][f16]
   }
   const u32 stride = sweep_stride();
   const auto t0 = std::chrono::steady_clock::now();
-  enum { to_f16, store_f16, store_float16, nan_hw };
+  const auto simd = simd_entries();
+  enum { to_f16, store_f16, store_float16, nan_hw, simd0 };
+  std::vector<std::string> names{"to_f16", "store_as<f16>", "store_as<_Float16>",
+                                 "vcvtps2ph(NaN) vs rule"};
+  for (const auto* c : simd) names.push_back(std::string(c->arch) + " store_narrowed<f16>");
   const std::vector<tally> r =
-      sweep(stride, {"to_f16", "store_as<f16>", "store_as<_Float16>", "vcvtps2ph(NaN) vs rule"},
-            [](sweep_state& st, u32 h, const u32* in, std::size_t n) {
-              u16* want = st.want.data();
-              u16* got = st.got.data();
-              hw_to_f16(in, want, n);
-              if (((h >> 7) & 0xffu) == 0xffu) {
-                for (std::size_t j = 0; j < n; ++j) {
-                  if (!is_nan32(in[j])) continue;
-                  st.tallies[nan_hw].add(in[j], want[j], nan_rule_f16(in[j]));
-                  want[j] = nan_rule_f16(in[j]);
-                }
-              }
-              // store_as<f16> and store_as<_Float16> are compared with to_f16 in the same loop (one
-              // computation where the compiler sees they are the same); where all three agree,
-              // to_f16's results are theirs.
-              u32 differ = 0;
-              for (std::size_t j = 0; j < n; ++j) {
-                const float x = as_float(in[j]);
-                const u16 a = posenc::to_f16(x).bits;
-                differ |= static_cast<u32>(a ^ posenc::store_as<f16>(x).bits);
+      sweep(stride, names, [&simd](sweep_state& st, u32 h, const u32* in, std::size_t n) {
+        u16* want = st.want.data();
+        u16* got = st.got.data();
+        hw_to_f16(in, want, n);
+        if (((h >> 7) & 0xffu) == 0xffu) {
+          for (std::size_t j = 0; j < n; ++j) {
+            if (!is_nan32(in[j])) continue;
+            st.tallies[nan_hw].add(in[j], want[j], nan_rule_f16(in[j]));
+            want[j] = nan_rule_f16(in[j]);
+          }
+        }
+        // store_as<f16> and store_as<_Float16> are compared with to_f16 in the same loop (one
+        // computation where the compiler sees they are the same); where all three agree,
+        // to_f16's results are theirs.
+        u32 differ = 0;
+        for (std::size_t j = 0; j < n; ++j) {
+          const float x = as_float(in[j]);
+          const u16 a = posenc::to_f16(x).bits;
+          differ |= static_cast<u32>(a ^ posenc::store_as<f16>(x).bits);
 #if POSENC_HAS_FLOAT16
-                differ |= static_cast<u32>(a ^ std::bit_cast<u16>(posenc::store_as<_Float16>(x)));
+          differ |= static_cast<u32>(a ^ std::bit_cast<u16>(posenc::store_as<_Float16>(x)));
 #endif
-                got[j] = a;
-              }
-              st.tallies[to_f16].add(in, got, want, n);
-              if (differ != 0)
-                for (std::size_t j = 0; j < n; ++j)
-                  got[j] = posenc::store_as<f16>(as_float(in[j])).bits;
-              st.tallies[store_f16].add(in, got, want, n);
+          got[j] = a;
+        }
+        st.tallies[to_f16].add(in, got, want, n);
+        if (differ != 0)
+          for (std::size_t j = 0; j < n; ++j) got[j] = posenc::store_as<f16>(as_float(in[j])).bits;
+        st.tallies[store_f16].add(in, got, want, n);
 #if POSENC_HAS_FLOAT16
-              if (differ != 0)
-                for (std::size_t j = 0; j < n; ++j)
-                  got[j] = std::bit_cast<u16>(posenc::store_as<_Float16>(as_float(in[j])));
-              st.tallies[store_float16].add(in, got, want, n);
+        if (differ != 0)
+          for (std::size_t j = 0; j < n; ++j)
+            got[j] = std::bit_cast<u16>(posenc::store_as<_Float16>(as_float(in[j])));
+        st.tallies[store_float16].add(in, got, want, n);
 #endif
-            });
+        // The SIMD narrowing of every architecture (F16C, AVX-512F or integer code).
+        for (std::size_t k = 0; k < simd.size(); ++k) {
+          simd[k]->store_narrowed(conv::kind::f16, in, got, n);
+          st.tallies[simd0 + k].add(in, got, want, n);
+        }
+      });
   report(r[to_f16]);
   report(r[store_f16]);
 #if POSENC_HAS_FLOAT16
   report(r[store_float16]);
 #endif
+  for (std::size_t k = simd0; k < r.size(); ++k) report(r[k]);
   std::cout << "storage: f32 -> f16: " << r[to_f16].checked << " floats (stride " << stride << ", "
             << sweep_threads() << " threads) in " << seconds_since(t0)
             << " s; vcvtps2ph on NaNs: " << r[nan_hw].bad << " of " << r[nan_hw].checked
@@ -714,6 +722,7 @@ TEST_CASE("storage: f32 -> bf16, every float, against vcvtneps2bf16", "[storage]
   enum { to_bf16, store_bf16, nan_hw, simd0 };
   std::vector<std::string> names{"to_bf16", "store_as<bf16>", "vcvtneps2bf16(NaN) vs rule"};
   for (const auto* c : simd) names.push_back(std::string(c->arch) + " narrow_bf16");
+  for (const auto* c : simd) names.push_back(std::string(c->arch) + " store_narrowed<bf16>");
   const std::vector<tally> r =
       sweep(stride, names, [&simd](sweep_state& st, u32 h, const u32* in, std::size_t n) {
         u16* want = st.want.data();
@@ -750,6 +759,10 @@ TEST_CASE("storage: f32 -> bf16, every float, against vcvtneps2bf16", "[storage]
           }
           simd[k]->narrow_bf16(in, got, n);
           st.tallies[simd0 + k].add(st.in_order.data(), got, st.want_order.data(), n);
+        }
+        for (std::size_t k = 0; k < simd.size(); ++k) {
+          simd[k]->store_narrowed(conv::kind::bf16, in, got, n);
+          st.tallies[simd0 + simd.size() + k].add(in, got, want, n);
         }
       });
   for (std::size_t i = 0; i < r.size(); ++i)

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <type_traits>
 
 #include <posenc/kernels/detail/additive.hpp>
 #include <posenc/kernels/detail/batch.hpp>
@@ -29,7 +30,14 @@ void add_rows(const kernels::detail::table_rows<U>& t, const tensor_view<const T
       std::size_t c = 0;
       for (; c + N <= n; c += N)
         store_narrowed<Arch>(dst + c, load_widened<Arch>(src + c) + load_widened<Arch>(r + c));
-      for (; c < n; ++c) dst[c] = store_as<T>(load_float(src[c]) + load_float(r[c]));
+      if constexpr (std::is_same_v<T, float> && std::is_same_v<U, float>) {
+        for (; c < n; ++c) dst[c] = src[c] + r[c];
+      } else if (c < n) {
+        // The last n - c < N elements as one partial vector, converted like the others.
+        store_narrowed_n<Arch>(
+            dst + c, load_widened_n<Arch>(src + c, n - c) + load_widened_n<Arch>(r + c, n - c),
+            n - c);
+      }
     }
   }
 }

@@ -24,10 +24,14 @@
 //   2k+1 is (word & 0xffff0000), both exact floats. For the interleaved layout these are exactly
 //   the a and b channels of W pairs, so a compact row is used as it is; otherwise the row is
 //   permuted once per token into the lane order. Narrowing is to_bf16's rounding (add 0x7fff plus
-//   the lowest kept bit, NaN kept and made quiet) in 32-bit integer lanes.
-// - f16 (and _Float16): each head's channels are widened with to_float into a stack float buffer,
-//   rotated there by the float kernel, and narrowed with to_f16: the reference's conversions
-//   (load_float and store_as), so the same bits.
+//   the lowest kept bit, NaN kept and made quiet) in 32-bit integer lanes. Calls that write at
+//   most blocks_outer_max_bytes (decode) run the float bodies instead, widening and narrowing each
+//   vector (detail/batch.hpp): they reuse each block of the row for every head and need no
+//   per-token permutation.
+// - f16 (and _Float16): the float bodies, each vector widened on load and narrowed on store by
+//   load_widened / store_narrowed (detail/batch.hpp: F16C or AVX-512F conversions, integer code
+//   on SSE), bit-identical to to_float and to_f16; the last vector of a row that is not a
+//   multiple of W goes through a stack buffer, converted the same way.
 // Rows past the table with an on_the_fly config are computed in chunks of on_the_fly_chunk pairs
 // by detail::on_the_fly_row (the function every table entry comes from) into stack buffers.
 //
@@ -151,10 +155,14 @@ void apply_chunk(const rope_table& table, const row_source& r, std::size_t i0, s
                   "posenc: the bf16 kernels read pairs of bf16 values as little-endian words");
     if (stream) {
       bf16_chunk<Arch, true>(table, r, i0, n, ops, n_ops, t, buf);
-    } else {
-      bf16_chunk<Arch, false>(table, r, i0, n, ops, n_ops, t, buf);
+      return;
     }
-  } else {  // float, f16, _Float16: the float kernels, on the tensor or on a widened copy.
+    if (!blocks_outer) {
+      bf16_chunk<Arch, false>(table, r, i0, n, ops, n_ops, t, buf);
+      return;
+    }
+  }
+  {  // float, f16, _Float16, and bf16 in small calls: the float kernels.
     const float* C = nullptr;
     const float* S = nullptr;
     if (inter) {
@@ -167,63 +175,35 @@ void apply_chunk(const rope_table& table, const row_source& r, std::size_t i0, s
         S = r.sin + 2 * i0;
       }
     }
+    // float, f16 and _Float16 share the bodies: 16-bit storage is widened and narrowed a vector
+    // at a time (detail/batch.hpp), never streamed.
+    const auto heads = [&]<bool Stream>(const rope_operand<T>* hops, std::size_t n_hops) {
+      if (inter) {
+        interleaved_f32_heads<Arch, Stream>(hops, n_hops, t, i0, n, C, S);
+      } else if (r.compact) {
+        half_f32_heads<Arch, true, Stream>(hops, n_hops, t, h, i0, n, r.cos, r.sin, r.cos, r.sin);
+      } else {
+        half_f32_heads<Arch, false, Stream>(hops, n_hops, t, h, i0, n, r.cos + i0, r.sin + i0,
+                                            r.cos + h + i0, r.sin + h + i0);
+      }
+    };
     if constexpr (std::is_same_v<T, float>) {
-      const auto heads = [&]<bool Stream>(const rope_operand<T>* hops, std::size_t n_hops) {
-        if (inter) {
-          interleaved_f32_heads<Arch, Stream>(hops, n_hops, t, i0, n, C, S);
-        } else if (r.compact) {
-          half_f32_heads<Arch, true, Stream>(hops, n_hops, t, h, i0, n, r.cos, r.sin, r.cos, r.sin);
-        } else {
-          half_f32_heads<Arch, false, Stream>(hops, n_hops, t, h, i0, n, r.cos + i0, r.sin + i0,
-                                              r.cos + h + i0, r.sin + h + i0);
-        }
-      };
       if (stream) {
         heads.template operator()<true>(ops, n_ops);
-      } else if (blocks_outer) {
-        heads.template operator()<false>(ops, n_ops);
-      } else {
-        // Head by head: the order in which large tensors stream through memory.
-        for (std::size_t o = 0; o < n_ops; ++o) {
-          for (std::size_t hd = 0; hd < ops[o].in.heads; ++hd) {
-            rope_operand<float> one = ops[o];
-            one.in.data += hd * one.in.head_stride;
-            one.out.data += hd * one.out.head_stride;
-            one.in.heads = one.out.heads = 1;
-            heads.template operator()<false>(&one, 1);
-          }
-        }
+        return;
       }
+    }
+    if (blocks_outer) {
+      heads.template operator()<false>(ops, n_ops);
     } else {
-      const auto rotate = [&](const float* xa, const float* xb, float* ya, float* yb) {
-        if (inter) {
-          interleaved_f32<Arch>(xa, ya, n, C, S);
-        } else if (r.compact) {
-          half_f32<Arch, true>(xa, xb, ya, yb, n, r.cos, r.sin, r.cos, r.sin);
-        } else {
-          half_f32<Arch, false>(xa, xb, ya, yb, n, r.cos + i0, r.sin + i0, r.cos + h + i0,
-                                r.sin + h + i0);
-        }
-      };
+      // Head by head: the order in which large tensors stream through memory.
       for (std::size_t o = 0; o < n_ops; ++o) {
         for (std::size_t hd = 0; hd < ops[o].in.heads; ++hd) {
-          const T* x = ops[o].in.at(t, hd);
-          T* y = ops[o].out.at(t, hd);
-          // f16: widen the chunk's channels (a then b, or the interleaved run), rotate in place.
-          float* xb = buf.v[2];
-          float* xa = buf.v[3];
-          const std::size_t m = inter ? 2 * n : n;
-          const T* pa = x + (inter ? 2 * i0 : i0);
-          const T* pb = x + h + i0;
-          for (std::size_t k = 0; k < m; ++k) xa[k] = load_float(pa[k]);
-          if (!inter)
-            for (std::size_t k = 0; k < n; ++k) xb[k] = load_float(pb[k]);
-          rotate(xa, xb, xa, xb);
-          T* qa = y + (inter ? 2 * i0 : i0);
-          T* qb = y + h + i0;
-          for (std::size_t k = 0; k < m; ++k) qa[k] = store_as<T>(xa[k]);
-          if (!inter)
-            for (std::size_t k = 0; k < n; ++k) qb[k] = store_as<T>(xb[k]);
+          rope_operand<T> one = ops[o];
+          one.in.data += hd * one.in.head_stride;
+          one.out.data += hd * one.out.head_stride;
+          one.in.heads = one.out.heads = 1;
+          heads.template operator()<false>(&one, 1);
         }
       }
     }

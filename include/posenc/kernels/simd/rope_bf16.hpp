@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include <posenc/kernels/detail/batch.hpp>
@@ -29,19 +30,6 @@ inline void widen_bf16(const std::uint16_t* p, fbatch<Arch>& even, fbatch<Arch>&
   odd = xsimd::bitwise_cast<fbatch<Arch>>(w & ubatch<Arch>(0xffff0000u));
 }
 
-// to_bf16 of every lane, in the low 16 bits: NaN -> (u >> 16) | 0x40, otherwise
-// (u + 0x7fff + ((u >> 16) & 1)) >> 16 (round to nearest even).
-template <class Arch>
-inline ubatch<Arch> narrow_bf16(const fbatch<Arch>& v) {
-  using U = ubatch<Arch>;
-  const U u = xsimd::bitwise_cast<U>(v);
-  const U hi = u >> 16;
-  const U rounded = (u + U(0x7fffu) + (hi & U(1u))) >> 16;
-  // |u| > 0x7f800000 (NaN) exactly when |u| + 0x7fffff reaches 2^31.
-  const U nan = U(0u) - (((u & U(0x7fffffffu)) + U(0x007fffffu)) >> 31);
-  return (rounded & ~nan) | ((hi | U(0x0040u)) & nan);
-}
-
 template <class Arch, bool Stream>
 inline void store_bf16(std::uint16_t* p, const fbatch<Arch>& even, const fbatch<Arch>& odd) {
   const ubatch<Arch> w = narrow_bf16<Arch>(even) | (narrow_bf16<Arch>(odd) << 16);
@@ -54,11 +42,19 @@ inline void store_bf16(std::uint16_t* p, const fbatch<Arch>& even, const fbatch<
   xsimd::bitwise_cast<hbatch<Arch>>(w).store_unaligned(p);
 }
 
-inline float bf16_float(std::uint16_t b) {
-  return to_float(bf16{b});
+// The tails: n < W bf16 values at p as a partial vector (the other lanes 0) in plain order, and
+// the first n lanes of v stored at p; through a stack buffer, converted as whole vectors.
+template <class Arch>
+inline fbatch<Arch> load_bf16_n(const std::uint16_t* p, std::size_t n) {
+  bf16 tmp[fbatch<Arch>::size] = {};
+  std::memcpy(static_cast<void*>(tmp), p, n * sizeof(bf16));
+  return load_widened<Arch>(static_cast<const bf16*>(tmp));
 }
-inline std::uint16_t float_bf16(float f) {
-  return to_bf16(f).bits;
+template <class Arch>
+inline void store_bf16_n(std::uint16_t* p, const fbatch<Arch>& v, std::size_t n) {
+  bf16 tmp[fbatch<Arch>::size];
+  store_narrowed<Arch>(tmp, v);
+  std::memcpy(p, static_cast<const void*>(tmp), n * sizeof(bf16));
 }
 
 // Interleaved layout, n pairs: the words' even and odd halves are the a and b channels of W pairs,
@@ -80,14 +76,19 @@ inline void interleaved_bf16(const std::uint16_t* x, std::uint16_t* y, std::size
     store_bf16<Arch, Stream>(y + 2 * i, mul_add<Arch>(a, c_a, b * s_a),
                              mul_add<Arch>(b, c_b, a * s_b));
   }
-  for (; i < n; ++i) {
-    const float s_a = Compact ? negate1(sb[i]) : sa[i];
-    float ra, rb;
-    pair1<has_fma<Arch>>(bf16_float(x[2 * i]), bf16_float(x[2 * i + 1]), ca[i], s_a,
-                         Compact ? ca[i] : cb[i], sb[i], ra, rb);
-    y[2 * i] = float_bf16(ra);
-    y[2 * i + 1] = float_bf16(rb);
-  }
+  if (i == n) return;
+  // The last r < W pairs: 2r values in a zeroed buffer of 2W, one partial vector of each channel.
+  const std::size_t r = n - i;
+  std::uint16_t tmp[2 * W] = {};
+  std::memcpy(tmp, x + 2 * i, 2 * r * sizeof(std::uint16_t));
+  B a, b;
+  widen_bf16<Arch>(tmp, a, b);
+  const B c_a = load_widened_n<Arch>(ca + i, r);
+  const B s_b = load_widened_n<Arch>(sb + i, r);
+  const B c_b = Compact ? c_a : load_widened_n<Arch>(cb + i, r);
+  const B s_a = Compact ? negate<Arch>(s_b) : load_widened_n<Arch>(sa + i, r);
+  store_bf16<Arch, false>(tmp, mul_add<Arch>(a, c_a, b * s_a), mul_add<Arch>(b, c_b, a * s_b));
+  std::memcpy(y + 2 * i, tmp, 2 * r * sizeof(std::uint16_t));
 }
 
 // Half layout, n pairs: a-channels xa[0, n), b-channels xb[0, n). The rows ca, sa, cb, sb are in
@@ -113,11 +114,14 @@ inline void half_bf16(const std::uint16_t* xa, const std::uint16_t* xb, std::uin
     store_bf16<Arch, Stream>(yb + i, mul_add<Arch>(be, cbe, ae * sbe),
                              mul_add<Arch>(bo, cbo, ao * sbo));
   }
-  for (; i < n; ++i) {
-    float ra, rb;
-    pair1<has_fma<Arch>>(bf16_float(xa[i]), bf16_float(xb[i]), ca[i], sa[i], cb[i], sb[i], ra, rb);
-    ya[i] = float_bf16(ra);
-    yb[i] = float_bf16(rb);
+  // The last n - i < 2W pairs, rows in plain order: partial vectors of up to W pairs.
+  for (; i < n; i += W) {
+    const std::size_t r = n - i < W ? n - i : W;
+    const B a = load_bf16_n<Arch>(xa + i, r), b = load_bf16_n<Arch>(xb + i, r);
+    const B c_a = load_widened_n<Arch>(ca + i, r), s_a = load_widened_n<Arch>(sa + i, r);
+    const B c_b = load_widened_n<Arch>(cb + i, r), s_b = load_widened_n<Arch>(sb + i, r);
+    store_bf16_n<Arch>(ya + i, mul_add<Arch>(a, c_a, b * s_a), r);
+    store_bf16_n<Arch>(yb + i, mul_add<Arch>(b, c_b, a * s_b), r);
   }
 }
 

@@ -1,9 +1,9 @@
-// The float bodies of the RoPE SIMD kernels, for one xsimd architecture Arch: one head vector
-// (half_f32, interleaved_f32; the f16 kernels run these on a widened copy) and every head of a
-// token with each block of the row loaded once (half_f32_heads, interleaved_f32_heads), with
-// optional streaming stores. The layouts are separate code paths: the half bodies take the a and
-// b channels of pair i at i and i + R/2, the interleaved ones at 2i and 2i + 1 (pair_channels,
-// spec/rope.hpp).
+// The float bodies of the RoPE SIMD kernels, for one xsimd architecture Arch: every head of a
+// token with each block of the row loaded once (half_f32_heads, interleaved_f32_heads), for float
+// storage and, widened and narrowed a vector at a time by detail/batch.hpp, for f16 and _Float16;
+// with optional streaming stores (float only). The layouts are separate code paths: the half bodies
+// take the a and b channels of pair i at i and i + R/2, the interleaved ones at 2i and 2i + 1
+// (pair_channels, spec/rope.hpp).
 //
 // Part of the RoPE SIMD kernels: included by simd/rope.hpp (inside its GCC 12 AVX-512 diagnostic
 // region), which is the header to include.
@@ -42,6 +42,18 @@ inline void store_f32(float* p, const fbatch<Arch>& v) {
   v.store_unaligned(p);
 }
 
+// Stores v at p as storage type T: float with store_f32, bf16 and f16 narrowed (never streamed:
+// one vector of them is half a cache line or less).
+template <class Arch, bool Stream, class T>
+inline void store_rotated(T* p, const fbatch<Arch>& v) {
+  if constexpr (std::is_same_v<T, float>) {
+    store_f32<Arch, Stream>(p, v);
+  } else {
+    static_assert(!Stream, "posenc: 16-bit outputs are not streamed");
+    store_narrowed<Arch>(p, v);
+  }
+}
+
 // Whether the kernels stream for Arch: only where one vector store is one whole 64-byte cache line
 // (AVX-512). Streaming stores of half lines (AVX2, SSE) measured up to 28x slower here than
 // ordinary stores, the write-combining buffers being flushed before the line is complete.
@@ -52,50 +64,6 @@ inline constexpr bool has_stream =
 #else
     false;
 #endif
-
-// Half layout, n pairs: a-channels xa[0, n), b-channels xb[0, n). Compact: c = ca, s_b = sb,
-// s_a = -sb (ca == cb and sa == sb are the compact row); expanded: four rows in channel order.
-template <class Arch, bool Compact>
-inline void half_f32(const float* xa, const float* xb, float* ya, float* yb, std::size_t n,
-                     const float* ca, const float* sa, const float* cb, const float* sb) {
-  using B = fbatch<Arch>;
-  constexpr std::size_t W = B::size;
-  std::size_t i = 0;
-  for (; i + W <= n; i += W) {
-    const B a = B::load_unaligned(xa + i), b = B::load_unaligned(xb + i);
-    const B c_a = B::load_unaligned(ca + i);
-    const B s_b = B::load_unaligned(sb + i);
-    const B c_b = Compact ? c_a : B::load_unaligned(cb + i);
-    const B s_a = Compact ? negate<Arch>(s_b) : B::load_unaligned(sa + i);
-    const B ra = mul_add<Arch>(a, c_a, b * s_a);
-    const B rb = mul_add<Arch>(b, c_b, a * s_b);
-    ra.store_unaligned(ya + i);
-    rb.store_unaligned(yb + i);
-  }
-  for (; i < n; ++i) {
-    const float s_a = Compact ? negate1(sb[i]) : sa[i];
-    pair1<has_fma<Arch>>(xa[i], xb[i], ca[i], s_a, Compact ? ca[i] : cb[i], sb[i], ya[i], yb[i]);
-  }
-}
-
-// Interleaved layout, n pairs = 2n channels; C, S in expanded channel order.
-template <class Arch>
-inline void interleaved_f32(const float* x, float* y, std::size_t n, const float* C,
-                            const float* S) {
-  using B = fbatch<Arch>;
-  constexpr std::size_t W = B::size;
-  const std::size_t channels = 2 * n;
-  std::size_t j = 0;
-  for (; j + W <= channels; j += W) {
-    const B v = B::load_unaligned(x + j);
-    const B r =
-        mul_add<Arch>(v, B::load_unaligned(C + j), swap_pairs<Arch>(v) * B::load_unaligned(S + j));
-    r.store_unaligned(y + j);
-  }
-  for (; j < channels; j += 2) {
-    pair1<has_fma<Arch>>(x[j], x[j + 1], C[j], S[j], C[j + 1], S[j + 1], y[j], y[j + 1]);
-  }
-}
 
 // The float kernels for every head of every operand of one token. The row's cos/sin block is the
 // same for all heads, so the loop runs over vector blocks of the row outside and heads inside:
@@ -108,9 +76,11 @@ struct rope_operand {
   tensor_view<T> out;
 };
 
-// Half layout, pairs [i0, i0 + n) of token t; the rows are indexed by k = i - i0 (see half_f32).
-template <class Arch, bool Compact, bool Stream>
-inline void half_f32_heads(const rope_operand<float>* ops, std::size_t n_ops, std::size_t t,
+// Half layout, pairs [i0, i0 + n) of token t; the rows are indexed by k = i - i0. Compact:
+// c = ca, s_b = sb, s_a = -sb (ca == cb and sa == sb are the compact row); expanded: four rows in
+// channel order.
+template <class Arch, bool Compact, bool Stream, class T>
+inline void half_f32_heads(const rope_operand<T>* ops, std::size_t n_ops, std::size_t t,
                            std::size_t h, std::size_t i0, std::size_t n, const float* ca,
                            const float* sa, const float* cb, const float* sb) {
   using B = fbatch<Arch>;
@@ -125,26 +95,47 @@ inline void half_f32_heads(const rope_operand<float>* ops, std::size_t n_ops, st
       // Locals, so that the compiler need not reload them after every store through y.
       const std::size_t heads = ops[o].in.heads;
       const std::size_t in_step = ops[o].in.head_stride, out_step = ops[o].out.head_stride;
-      const float* x = ops[o].in.at(t, 0) + i0 + k;
-      float* y = ops[o].out.at(t, 0) + i0 + k;
+      const T* x = ops[o].in.at(t, 0) + i0 + k;
+      T* y = ops[o].out.at(t, 0) + i0 + k;
       for (std::size_t hd = 0; hd < heads; ++hd, x += in_step, y += out_step) {
-        const B a = B::load_unaligned(x), b = B::load_unaligned(x + h);
+        const B a = load_widened<Arch>(x), b = load_widened<Arch>(x + h);
         const B ra = mul_add<Arch>(a, c_a, b * s_a);
         const B rb = mul_add<Arch>(b, c_b, a * s_b);
-        store_f32<Arch, Stream>(y, ra);
-        store_f32<Arch, Stream>(y + h, rb);
+        store_rotated<Arch, Stream>(y, ra);
+        store_rotated<Arch, Stream>(y + h, rb);
       }
     }
   }
   if (k == n) return;
-  for (std::size_t o = 0; o < n_ops; ++o) {
-    for (std::size_t hd = 0; hd < ops[o].in.heads; ++hd) {
-      const float* x = ops[o].in.at(t, hd) + i0;
-      float* y = ops[o].out.at(t, hd) + i0;
-      for (std::size_t m = k; m < n; ++m) {
-        const float s_a = Compact ? negate1(sb[m]) : sa[m];
-        pair1<has_fma<Arch>>(x[m], x[m + h], ca[m], s_a, Compact ? ca[m] : cb[m], sb[m], y[m],
-                             y[m + h]);
+  if constexpr (!std::is_same_v<T, float>) {
+    // 16-bit storage: the last n - k < W pairs as one partial vector (lanes are independent, so
+    // the same bits as whole ones), converted like the others.
+    const std::size_t r = n - k;
+    const B c_a = load_widened_n<Arch>(ca + k, r);
+    const B s_b = load_widened_n<Arch>(sb + k, r);
+    const B c_b = Compact ? c_a : load_widened_n<Arch>(cb + k, r);
+    const B s_a = Compact ? negate<Arch>(s_b) : load_widened_n<Arch>(sa + k, r);
+    for (std::size_t o = 0; o < n_ops; ++o) {
+      for (std::size_t hd = 0; hd < ops[o].in.heads; ++hd) {
+        const T* x = ops[o].in.at(t, hd) + i0 + k;
+        T* y = ops[o].out.at(t, hd) + i0 + k;
+        const B a = load_widened_n<Arch>(x, r), b = load_widened_n<Arch>(x + h, r);
+        const B ra = mul_add<Arch>(a, c_a, b * s_a);
+        const B rb = mul_add<Arch>(b, c_b, a * s_b);
+        store_narrowed_n<Arch>(y, ra, r);
+        store_narrowed_n<Arch>(y + h, rb, r);
+      }
+    }
+  } else {
+    for (std::size_t o = 0; o < n_ops; ++o) {
+      for (std::size_t hd = 0; hd < ops[o].in.heads; ++hd) {
+        const float* x = ops[o].in.at(t, hd) + i0;
+        float* y = ops[o].out.at(t, hd) + i0;
+        for (std::size_t m = k; m < n; ++m) {
+          const float s_a = Compact ? negate1(sb[m]) : sa[m];
+          pair1<has_fma<Arch>>(x[m], x[m + h], ca[m], s_a, Compact ? ca[m] : cb[m], sb[m], y[m],
+                               y[m + h]);
+        }
       }
     }
   }
@@ -152,8 +143,8 @@ inline void half_f32_heads(const rope_operand<float>* ops, std::size_t n_ops, st
 
 // Interleaved layout, pairs [i0, i0 + n) of token t = channels [2 i0, 2 i0 + 2n); C, S in
 // expanded channel order from channel 2 i0.
-template <class Arch, bool Stream>
-inline void interleaved_f32_heads(const rope_operand<float>* ops, std::size_t n_ops, std::size_t t,
+template <class Arch, bool Stream, class T>
+inline void interleaved_f32_heads(const rope_operand<T>* ops, std::size_t n_ops, std::size_t t,
                                   std::size_t i0, std::size_t n, const float* C, const float* S) {
   using B = fbatch<Arch>;
   constexpr std::size_t W = B::size;
@@ -165,21 +156,35 @@ inline void interleaved_f32_heads(const rope_operand<float>* ops, std::size_t n_
     for (std::size_t o = 0; o < n_ops; ++o) {
       const std::size_t heads = ops[o].in.heads;
       const std::size_t in_step = ops[o].in.head_stride, out_step = ops[o].out.head_stride;
-      const float* x = ops[o].in.at(t, 0) + 2 * i0 + j;
-      float* y = ops[o].out.at(t, 0) + 2 * i0 + j;
+      const T* x = ops[o].in.at(t, 0) + 2 * i0 + j;
+      T* y = ops[o].out.at(t, 0) + 2 * i0 + j;
       for (std::size_t hd = 0; hd < heads; ++hd, x += in_step, y += out_step) {
-        const B v = B::load_unaligned(x);
-        store_f32<Arch, Stream>(y, mul_add<Arch>(v, c, swap_pairs<Arch>(v) * sn));
+        const B v = load_widened<Arch>(x);
+        store_rotated<Arch, Stream>(y, mul_add<Arch>(v, c, swap_pairs<Arch>(v) * sn));
       }
     }
   }
   if (j == channels) return;
-  for (std::size_t o = 0; o < n_ops; ++o) {
-    for (std::size_t hd = 0; hd < ops[o].in.heads; ++hd) {
-      const float* x = ops[o].in.at(t, hd) + 2 * i0;
-      float* y = ops[o].out.at(t, hd) + 2 * i0;
-      for (std::size_t m = j; m < channels; m += 2) {
-        pair1<has_fma<Arch>>(x[m], x[m + 1], C[m], S[m], C[m + 1], S[m + 1], y[m], y[m + 1]);
+  if constexpr (!std::is_same_v<T, float>) {
+    // 16-bit storage: the last channels - j < W channels (whole pairs) as one partial vector.
+    const std::size_t r = channels - j;
+    const B c = load_widened_n<Arch>(C + j, r);
+    const B sn = load_widened_n<Arch>(S + j, r);
+    for (std::size_t o = 0; o < n_ops; ++o) {
+      for (std::size_t hd = 0; hd < ops[o].in.heads; ++hd) {
+        const B v = load_widened_n<Arch>(ops[o].in.at(t, hd) + 2 * i0 + j, r);
+        store_narrowed_n<Arch>(ops[o].out.at(t, hd) + 2 * i0 + j,
+                               mul_add<Arch>(v, c, swap_pairs<Arch>(v) * sn), r);
+      }
+    }
+  } else {
+    for (std::size_t o = 0; o < n_ops; ++o) {
+      for (std::size_t hd = 0; hd < ops[o].in.heads; ++hd) {
+        const float* x = ops[o].in.at(t, hd) + 2 * i0;
+        float* y = ops[o].out.at(t, hd) + 2 * i0;
+        for (std::size_t m = j; m < channels; m += 2) {
+          pair1<has_fma<Arch>>(x[m], x[m + 1], C[m], S[m], C[m + 1], S[m + 1], y[m], y[m + 1]);
+        }
       }
     }
   }
