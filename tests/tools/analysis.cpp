@@ -233,10 +233,22 @@ TEST_CASE("tools/analysis check: exit 0 when the laws hold, 3 when one fails", "
   const result ok = run_cli({"check", "--head-dim", "64"});
   CHECK(ok.status == 0);
   CHECK(ok.out.find("all laws hold") != std::string::npos);
-  const result one_pair = run_cli({"check", "--head-dim", "2"});
-  CHECK(one_pair.status == posenc::cli::exit_law_failed);
-  CHECK(one_pair.out.find("decay_below_origin") != std::string::npos);
-  CHECK(one_pair.out.find("FAIL") != std::string::npos);
+  // One rotary pair: f(r) = f(0), the laws say nothing; a usage error, not a verdict.
+  for (const std::vector<std::string_view>& one_pair :
+       {std::vector<std::string_view>{"check", "--head-dim", "2"},
+        {"check", "--head-dim", "64", "--rotary-dim", "2"},
+        {"check", "--head-dim", "8", "--partial-rotary-factor", "0.25"}}) {
+    const result r = run_cli(one_pair);
+    CHECK(r.status == posenc::cli::exit_usage);
+    CHECK(r.out.empty());
+    CHECK(r.err ==
+          "posenc: check: the relative-position laws need at least 2 rotary pairs (rotary_dim >= "
+          "4); got rotary_dim 2\n");
+  }
+  // Two pairs: the laws run (d = 4, base 10^4: decay_below_origin holds, the dyadic means do not).
+  const result two_pairs = run_cli({"check", "--head-dim", "4"});
+  CHECK(two_pairs.status == posenc::cli::exit_law_failed);
+  CHECK(two_pairs.out.find("decay_below_origin") != std::string::npos);
   // d = 128, base 1e4: the dyadic means rise after k = 13 (published), so a distance that
   // includes window 14 fails.
   const result far = run_cli({"check", "--head-dim", "128", "--max-distance", "32767"});

@@ -254,7 +254,8 @@ TEST_CASE("apply: input errors exit 1 with one line and no output", "[apply]") {
   std::filesystem::resize_file(big.path(), (std::uintmax_t{1} << 30) + 1);
   r = run_cli({"apply", "--input", big.path()});
   CHECK(r.status == 1);
-  CHECK(r.err == "posenc: " + big.path() + " is larger than 1 GiB\n");
+  CHECK(r.err == "posenc: " + big.path() +
+                     " is larger than 1 GiB; raise the limit with --max-input-bytes N\n");
   // Usage errors (exit 2).
   CHECK(run_cli({"apply", "--head-dim", "4"}).err == "posenc: apply needs --input FILE\n");
   CHECK(run_cli({"apply", "--input", f.path(), "--positions", "0:4"}).status == 2);
@@ -262,4 +263,96 @@ TEST_CASE("apply: input errors exit 1 with one line and no output", "[apply]") {
   CHECK(r.status == 2);
   CHECK(r.err == "posenc: --input is for the apply command only\n");
   CHECK(run_cli({"apply", "--input="}).status == 2);
+}
+
+// Issue 14: the input limits (1 GiB and 16 MiB files, 2^24 elements, 64 levels) are defaults,
+// each overridable by a flag; the message names the flag. Small overrides keep the test fast.
+TEST_CASE("apply and --hf-config: the input limits, each overridable by a flag", "[apply]") {
+  // --max-input-bytes: a 200-byte input is refused under 100 and 199, admitted at 200.
+  std::string text = "{\"x\": [1, 0, 0, 0], \"shape\": [1, 1, 4]}";
+  text += std::string(200 - text.size(), ' ');
+  REQUIRE(text.size() == 200u);
+  const scratch_file input(text);
+  for (const char* limit : {"100", "199"}) {
+    const result r = run_cli({"apply", "--input", input.path(), "--max-input-bytes", limit});
+    CHECK(r.status == 1);
+    CHECK(r.out.empty());
+    CHECK(r.err == "posenc: " + input.path() + " is larger than " + limit +
+                       " bytes; raise the limit with --max-input-bytes N\n");
+  }
+  CHECK(run_cli({"apply", "--input", input.path(), "--max-input-bytes", "200"}).status == 0);
+  CHECK(run_cli({"apply", "--input", input.path()}).status == 0);
+  // Over the 1 GiB default (sparse), admitted past the size check by the flag: the parser then
+  // stops at the first NUL byte.
+  const scratch_file big("{");
+  std::filesystem::resize_file(big.path(), (std::uintmax_t{1} << 30) + 1);
+  result r = run_cli({"apply", "--input", big.path(), "--max-input-bytes", "1073741825"});
+  CHECK(r.status == 1);
+  CHECK(r.err == "posenc: " + big.path() + ": not valid JSON (at byte 2)\n");
+  // --max-elements: 4 elements refused under 3, admitted at 4; the 2^24 default refuses a shape
+  // of 4097 x 4096 elements, which --max-elements admits (then x is too short for it).
+  r = run_cli({"apply", "--input", input.path(), "--max-elements", "3"});
+  CHECK(r.status == 1);
+  CHECK(r.err == "posenc: " + input.path() +
+                     ": more than 3 elements in x; raise the limit with --max-elements N\n");
+  CHECK(run_cli({"apply", "--input", input.path(), "--max-elements", "4"}).status == 0);
+  const scratch_file wide("{\"x\": [1, 0], \"shape\": [4097, 4096, 1]}");
+  r = run_cli({"apply", "--input", wide.path()});
+  CHECK(r.err == "posenc: " + wide.path() +
+                     ": more than 16777216 elements in x; raise the limit with --max-elements N\n");
+  r = run_cli({"apply", "--input", wide.path(), "--max-elements", "16781312"});
+  CHECK(r.err == "posenc: " + wide.path() + ": \"x\" has 2 numbers; shape needs 16781312\n");
+  // At the largest limit, 2^32: a shape whose product (2^65) does not fit in 64 bits is over it.
+  const scratch_file huge("{\"x\": [], \"shape\": [4294967296, 4294967296, 2]}");
+  r = run_cli({"apply", "--input", huge.path(), "--max-elements", "4294967296"});
+  CHECK(r.err ==
+        "posenc: " + huge.path() +
+            ": more than 4294967296 elements in x; raise the limit with --max-elements N\n");
+  // --hf-config: the 16 MiB default and --max-input-bytes; --max-depth (64 by default) counts
+  // the levels below the top object: "b" of {"a": {"b": {}}} is at level 2.
+  const std::string config = "{\"head_dim\": 8, \"a\": {\"b\": {\"c\": [1]}}}";
+  const scratch_file cfg(config);
+  const std::string size = std::to_string(config.size());
+  const std::string below = std::to_string(config.size() - 1);
+  r = run_cli({"freqs", "--hf-config", cfg.path(), "--max-input-bytes", below});
+  CHECK(r.status == 1);
+  CHECK(r.err == "posenc: " + cfg.path() + " is larger than " + below +
+                     " bytes; raise the limit with --max-input-bytes N\n");
+  CHECK(run_cli({"freqs", "--hf-config", cfg.path(), "--max-input-bytes", size}).status == 0);
+  r = run_cli({"freqs", "--hf-config", cfg.path(), "--max-depth", "3"});
+  CHECK(r.status == 1);
+  CHECK(r.err == "posenc: " + cfg.path() +
+                     ": nested deeper than 3 levels; raise the limit with --max-depth N\n");
+  CHECK(run_cli({"freqs", "--hf-config", cfg.path(), "--max-depth", "4"}).status == 0);
+  const scratch_file deep(std::string(100, '[') + std::string(100, ']'));
+  r = run_cli({"freqs", "--hf-config", deep.path()});
+  CHECK(r.err == "posenc: " + deep.path() +
+                     ": nested deeper than 64 levels; raise the limit with --max-depth N\n");
+  r = run_cli({"freqs", "--hf-config", deep.path(), "--max-depth", "100"});
+  CHECK(r.err == "posenc: " + deep.path() + ": the top level is not a JSON object\n");
+  // The values are checked, and each flag goes where it limits something (exit 2).
+  const std::vector<std::vector<std::string>> usage{
+      {"apply", "--input", input.path(), "--max-input-bytes", "0"},
+      {"apply", "--input", input.path(), "--max-input-bytes", "1099511627777"},
+      {"apply", "--input", input.path(), "--max-elements", "0"},
+      {"apply", "--input", input.path(), "--max-elements", "4294967297"},
+      {"freqs", "--hf-config", cfg.path(), "--max-depth", "0"},
+      {"freqs", "--hf-config", cfg.path(), "--max-depth", "4097"},
+      {"freqs", "--head-dim", "8", "--max-input-bytes", "100"},
+      {"freqs", "--hf-config", cfg.path(), "--max-elements", "100"},
+      {"apply", "--input", input.path(), "--max-depth", "100"},
+      {"freqs", "--head-dim", "8", "--work-limit", "100"},
+      {"table", "--head-dim", "8", "--positions", "0:2", "--work-limit", "100"},
+  };
+  for (const std::vector<std::string>& args : usage) {
+    r = run_cli(args);
+    INFO(args.back() << " " << args[3] << " -> " << r.err);
+    CHECK(r.status == 2);
+    CHECK(r.out.empty());
+  }
+  CHECK(run_cli({"freqs", "--head-dim", "8", "--max-input-bytes", "100"}).err ==
+        "posenc: --max-input-bytes limits the file of --input or --hf-config; give one\n");
+  CHECK(run_cli({"freqs", "--head-dim", "8", "--work-limit", "100"}).err ==
+        "posenc: --work-limit is for the accuracy, decay and check commands (the other "
+        "commands have fixed limits)\n");
 }

@@ -204,7 +204,7 @@ TEST_CASE("broken config files give one line naming the file and the field", "[h
   CHECK(parse_error(R"({"head_dim": NaN})").starts_with("posenc: c.json: not valid JSON"));
   CHECK(parse_error(R"({"head_dim": 1e400})") == "posenc: c.json: a number is out of range");
   CHECK(parse_error(std::string(100, '[') + std::string(100, ']')) ==
-        "posenc: c.json: nested deeper than 64 levels");
+        "posenc: c.json: nested deeper than 64 levels; raise the limit with --max-depth N");
   CHECK(parse_error(R"({"rope_theta": 10000})") ==
         "posenc: c.json: no head_dim, and no hidden_size and num_attention_heads to derive it");
   CHECK(parse_error(R"({"head_dim": 0})") ==

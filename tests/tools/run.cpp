@@ -522,7 +522,31 @@ TEST_CASE("work budgets: refused before the work, raised by --work-limit", "[run
         "--max-distance or --head-dim / --rotary-dim, or raise the budget with --work-limit N\n");
   CHECK(run_cli(with_limit(decay, "32")).status == 0);
   r = run_cli({"decay", "--head-dim", "65536", "--max-distance", "16777216"});
-  CHECK(r.err.find("beyond the limit of 4294967296 steps") != std::string::npos);
+  CHECK(r.err.find("beyond the limit of 1073741824 steps") != std::string::npos);
+  // The default budget is 2^30 steps (about 20 s): 64 pairs x 2^24 distances is at it, 128 pairs
+  // beyond it.
+  r = run_cli({"decay", "--head-dim", "256", "--max-distance", "16777215"});
+  CHECK(r.status == exit_invalid);
+  CHECK(r.err ==
+        "posenc: decay over 16777216 distances with 128 pairs is beyond the limit of 1073741824 "
+        "steps; lower --max-distance or --head-dim / --rotary-dim, or raise the budget with "
+        "--work-limit N\n");
+  // check --max-distance N: the dyadic means through the windows that end at or below N, 2^(K+1)
+  // distances, a step per pair each. 32768 pairs x 2^24 distances (3 hours) is refused; d = 8
+  // through 16 distances is 64 steps.
+  r = run_cli({"check", "--head-dim", "65536", "--max-distance", "16777216"});
+  CHECK(r.status == exit_invalid);
+  CHECK(r.out.empty());
+  CHECK(r.err ==
+        "posenc: check's dyadic means over 16777216 distances with 32768 pairs are beyond the "
+        "limit of 1073741824 steps; lower --max-distance or --head-dim / --rotary-dim, or raise "
+        "the budget with --work-limit N\n");
+  const std::vector<std::string_view> check = {"check", "--head-dim", "8", "--max-distance", "15"};
+  r = run_cli(with_limit(check, "63"));
+  CHECK(r.status == exit_invalid);
+  CHECK(r.err.find("over 16 distances with 4 pairs are beyond the limit of 63 steps;") !=
+        std::string::npos);
+  CHECK(run_cli(with_limit(check, "64")).status != exit_invalid);
 }
 
 // Issue 14: apply of finite input whose rotation overflows float32 is an error, not "inf".

@@ -32,15 +32,17 @@ namespace posenc::cli {
 // Exit status of `check` when a law fails (0: all pass; 1 and 2 as for every command).
 inline constexpr int exit_law_failed = 3;
 
-// decay --max-distance N: N <= 2^24, and (R/2) * 2^(k+1) <= 2^32 for the window k holding N
+// decay --max-distance N: N <= 2^24, and (R/2) * 2^(k+1) <= 2^30 for the window k holding N
 // (the work, in complex steps, of evaluating f through the end of that window); --work-limit
-// raises the 2^32.
+// sets another budget. About 20 ns a step at -O3: 2^30 is some 20 s for the text summary and
+// twice that for --csv or JSON, which evaluate f again while writing.
 inline constexpr std::uint64_t max_decay_distance = std::uint64_t{1} << 24;
-inline constexpr std::uint64_t max_decay_work = std::uint64_t{1} << 32;
+inline constexpr std::uint64_t max_decay_work = std::uint64_t{1} << 30;
 
 // One pass over f(r) (analysis::for_each_decay_bound from r = 0) gives everything but the values
 // themselves: the dyadic means and the text summary. The CSV and JSON outputs evaluate f again
-// while they write (two passes, memory independent of N); only --svg keeps the N + 1 values.
+// while they write (two passes, memory independent of N); --svg thins f while the first pass runs
+// (svg::thinned_series, a few points per pixel column).
 struct decay_result {
   analysis::rope_thetas thetas;
   std::uint32_t pairs = 0;
@@ -56,22 +58,24 @@ struct decay_result {
   double f_min = 0.0;
   std::uint64_t r_max = 0;
   double f_max = 0.0;
-  std::vector<double> bound;  // f(r), r = 0..N, only when compute_decay was asked to keep them
   // The mean of f over the dyadic window holding r (f(0) for r = 0).
   double window_mean(std::uint64_t r) const;
 };
 
 // c must be valid; 1 <= max_distance <= max_decay_distance. Throws cli_error (exit 1) beyond
-// work_limit steps. keep_values: also store f(r) in `bound` (for the plot). With progress, a line
-// on stderr shows how far the pass is when stderr is a terminal and the work is long.
+// work_limit steps. plot_points: also given f(r), r = 1..N (decay_plot's first series). With
+// progress, a line on stderr shows how far the pass is when stderr is a terminal and the work is
+// long.
 decay_result compute_decay(const rope_config& c, std::uint64_t max_distance, std::uint64_t seq_len,
-                           std::uint64_t work_limit = max_decay_work, bool keep_values = false,
-                           bool progress = false);
-// Writes r; csv and json evaluate f again (or read r.bound when kept).
+                           std::uint64_t work_limit = max_decay_work,
+                           svg::thinned_series* plot_points = nullptr, bool progress = false);
+// Writes r; csv and json evaluate f again.
 void write_decay(std::ostream& out, const decay_result& r, output_format f, bool text,
                  bool progress = false);
-// Log-x plot of f(r) and of the window means for r = 1..N; r.bound must be kept.
-svg::plot decay_plot(const decay_result& r);
+// Log-x plot of f(r) and of the window means for r = 1..N, without points: decay_plot_points
+// fills it from the thinned f(r) that compute_decay fed and r's window means.
+svg::plot decay_plot(std::uint32_t pairs, std::uint64_t max_distance);
+void decay_plot_points(svg::plot& p, svg::thinned_series& f, const decay_result& r);
 
 struct dial_row {
   double inv_freq = 0.0;

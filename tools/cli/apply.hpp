@@ -20,7 +20,8 @@
 
 namespace posenc::cli {
 
-// Limits of one call: at most 2^24 elements in x, input files of at most 1 GiB.
+// Default limits of one call: at most 2^24 elements in x, input files of at most 1 GiB
+// (--max-elements, --max-input-bytes).
 inline constexpr std::uint64_t max_apply_elements = std::uint64_t{1} << 24;
 inline constexpr std::uint64_t max_apply_file_bytes = std::uint64_t{1} << 30;
 
@@ -32,16 +33,21 @@ struct apply_input {
   std::vector<std::int64_t> positions;  // tokens entries
 };
 
-// Parses and checks the input text (`name` is the file name for messages). Throws cli_error
-// (exit 1) with a one-line message on the first problem.
-apply_input parse_apply_input(std::string_view text, const std::string& name);
+// Parses and checks the input text (`name` is the file name for messages), with at most
+// max_elements numbers in x. Throws cli_error (exit 1) with a one-line message on the first
+// problem.
+apply_input parse_apply_input(std::string_view text, const std::string& name,
+                              std::uint64_t max_elements = max_apply_elements);
 
 // An unknown POSENC_ISA, or one this CPU cannot run, is an error (exit 1) naming the ISAs this
 // machine can run: the library's dispatcher would fall back to its own choice without a word.
 void require_valid_isa_request();
 
-// Reads and parses the file. Throws cli_error (exit 1).
-apply_input load_apply_input(const std::string& path);
+// Reads and parses the file (at most max_bytes; --max-input-bytes, --max-elements). Throws
+// cli_error (exit 1).
+apply_input load_apply_input(const std::string& path,
+                             std::uint64_t max_bytes = max_apply_file_bytes,
+                             std::uint64_t max_elements = max_apply_elements);
 
 struct apply_result {
   std::size_t tokens = 0;

@@ -77,8 +77,26 @@ void write_check(std::ostream& out, const analysis::check_report& r,
 int run_check(const invocation& inv, std::ostream& out) {
   const resolved_config rc = configure(inv);
   const rope_config c = rc.config();
+  // One rotary pair has one frequency: f(r) = f(0) for every r (docs/formulas.md §8), so the
+  // decay laws say nothing about the configuration; a usage error, not a table of verdicts.
+  if (c.rotary_dim / 2 < 2)
+    usage_error(
+        "posenc: check: the relative-position laws need at least 2 rotary pairs (rotary_dim >= "
+        "4); got rotary_dim " +
+        std::to_string(c.rotary_dim));
   const analysis::check_options o =
       check_options_for(c, inv.seq_len, inv.analysis.max_distance.value_or(0));
+  // The dyadic means evaluate f through 2^(K+1) distances, each a step per pair; without
+  // --max-distance that is at most 2^26 steps (check_options_for), with it up to 2^40. The budget
+  // is decay's (analysis.hpp).
+  const std::uint64_t pairs = c.rotary_dim / 2;
+  const std::uint64_t distances = std::uint64_t{2} << o.dyadic_windows;
+  const std::uint64_t limit = inv.work_limit.value_or(max_decay_work);
+  if (pairs * distances > limit)
+    invalid("posenc: check's dyadic means over " + std::to_string(distances) + " distances with " +
+            std::to_string(pairs) + " pairs are beyond the limit of " + std::to_string(limit) +
+            " steps; lower --max-distance or --head-dim / --rotary-dim, or raise the budget with "
+            "--work-limit N");
   const analysis::check_report r = analysis::check_laws(c, o);
   write_check(out, r, o, inv.analysis.format_given ? inv.format : output_format::text);
   return r.all_pass() ? exit_ok : exit_law_failed;

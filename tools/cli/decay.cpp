@@ -4,6 +4,7 @@
 
 #include <bit>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -46,13 +47,9 @@ class progress_line {
   int shown_ = -1;
 };
 
-// f(r) for r = 0..max_distance in order, from the stored values or evaluated again.
+// f(r) for r = 0..max_distance in order, evaluated again.
 template <class Visit>
 void each_bound(const decay_result& r, bool progress, Visit&& visit) {
-  if (!r.bound.empty()) {
-    for (std::uint64_t d = 0; d <= r.max_distance; ++d) visit(d, r.bound[d]);
-    return;
-  }
   progress_line line(progress, "decay (writing)", r.max_distance + 1);
   analysis::for_each_decay_bound(r.thetas, 0, r.max_distance + 1, [&](std::uint64_t d, double f) {
     if ((d & 0xffff) == 0) line.at(d);
@@ -74,7 +71,8 @@ double decay_result::window_mean(std::uint64_t r) const {
 }
 
 decay_result compute_decay(const rope_config& c, std::uint64_t max_distance, std::uint64_t seq_len,
-                           std::uint64_t work_limit, bool keep_values, bool progress) {
+                           std::uint64_t work_limit, svg::thinned_series* plot_points,
+                           bool progress) {
   decay_result r;
   r.thetas = analysis::rope_thetas{c, seq_len};
   r.pairs = c.rotary_dim / 2;
@@ -88,7 +86,6 @@ decay_result compute_decay(const rope_config& c, std::uint64_t max_distance, std
             std::to_string(work_limit) +
             " steps; lower --max-distance or --head-dim / --rotary-dim, or raise the budget with "
             "--work-limit N");
-  if (keep_values) r.bound.reserve(max_distance + 1);
   r.dyadic_means.assign(K + 1, 0.0);
   math::dd sum{0.0, 0.0};
   unsigned k = 0;
@@ -98,7 +95,7 @@ decay_result compute_decay(const rope_config& c, std::uint64_t max_distance, std
   analysis::for_each_decay_bound(r.thetas, 0, r_end, [&](std::uint64_t d, double f) {
     if ((d & 0xffff) == 0) line.at(d);
     if (d <= max_distance) {
-      if (keep_values) r.bound.push_back(f);
+      if (plot_points != nullptr && d >= 1) plot_points->add(static_cast<double>(d), f);
       if (d == 0) {
         r.f0 = f;
         r.f_min = f;
@@ -201,33 +198,47 @@ void write_decay(std::ostream& out, const decay_result& r, output_format f, bool
       << (std::uint64_t{2} << means_decrease) << ")\n";
 }
 
-svg::plot decay_plot(const decay_result& r) {
+svg::plot decay_plot(std::uint32_t pairs, std::uint64_t max_distance) {
   svg::plot p;
-  p.title = "RoFormer decay bound, " + std::to_string(r.pairs) + " pairs";
+  p.title = "RoFormer decay bound, " + std::to_string(pairs) + " pairs";
   p.x.title = "relative distance r (tokens)";
   p.x.log = true;
+  // The range the plot of r = 1..N shows (whole decades), given before the points, which are
+  // thinned by pixel column as they come.
+  const svg::range x = svg::auto_range(p.x, 1.0, static_cast<double>(max_distance));
+  p.x.min = x.min;
+  p.x.max = x.max;
   p.y.title = "f(r) = (1/n) sum_j |S_j|";
   p.y.min = 0.0;
-  svg::series f{"f(r)", {}, {}, true, false, false, ""};
-  svg::series m{"dyadic-window mean", {}, {}, true, false, true, ""};
-  f.x.reserve(r.max_distance);
-  f.y.reserve(r.max_distance);
-  for (std::uint64_t d = 1; d <= r.max_distance; ++d) {
-    f.x.push_back(static_cast<double>(d));
-    f.y.push_back(r.bound[d]);
-    m.x.push_back(static_cast<double>(d));
-    m.y.push_back(r.window_mean(d));
-  }
-  p.lines = {std::move(f), std::move(m)};
+  p.lines = {svg::series{"f(r)", {}, {}, true, false, false, ""},
+             svg::series{"dyadic-window mean", {}, {}, true, false, true, ""}};
   return p;
+}
+
+void decay_plot_points(svg::plot& p, svg::thinned_series& f, const decay_result& r) {
+  f.move_into(p.lines[0]);
+  svg::thinned_series m(p);
+  for (std::uint64_t d = 1; d <= r.max_distance; ++d)
+    m.add(static_cast<double>(d), r.window_mean(d));
+  m.move_into(p.lines[1]);
 }
 
 int run_decay(const invocation& inv, std::ostream& out) {
   const resolved_config rc = configure(inv);
+  const std::uint64_t n = *inv.analysis.max_distance;
+  std::optional<svg::plot> plot;
+  std::optional<svg::thinned_series> f_points;
+  if (inv.svg) {
+    plot = decay_plot(rc.config().rotary_dim / 2, n);
+    f_points.emplace(*plot);
+  }
   const decay_result r =
-      compute_decay(rc.config(), *inv.analysis.max_distance, inv.seq_len,
-                    inv.work_limit.value_or(max_decay_work), inv.svg.has_value(), true);
-  if (inv.svg) svg::write_file(*inv.svg, decay_plot(r));
+      compute_decay(rc.config(), n, inv.seq_len, inv.work_limit.value_or(max_decay_work),
+                    f_points ? &*f_points : nullptr, true);
+  if (inv.svg) {
+    decay_plot_points(*plot, *f_points, r);
+    svg::write_file(*inv.svg, *plot);
+  }
   write_decay(out, r, inv.format, !inv.analysis.format_given, true);
   return exit_ok;
 }

@@ -180,7 +180,13 @@ constexpr flag table[] = {
     {"--format", choice(format_names), format,
      run, {{{"", "output format (default json)"}}}},
     {"--work-limit", integer(1, UINT64_MAX, "a positive integer"), to<&invocation::work_limit>,
-     run, {{{"N", "accuracy, decay: raise the work budget (docs/cli.md)"}}}},
+     run, {{{"N", "accuracy, decay, check: the work budget (docs/cli.md)"}}}},
+    {"--max-input-bytes", integer(1, max_input_bytes_limit), to<&invocation::max_input_bytes>,
+     run, {{{"N", "the largest --input / --hf-config file (default 1 GiB / 16 MiB)"}}}},
+    {"--max-elements", integer(1, max_elements_limit), to<&invocation::max_elements>,
+     run, {{{"N", "apply: the most numbers in x (default 2^24)"}}}},
+    {"--max-depth", integer(1, max_depth_limit), to<&invocation::max_depth>,
+     run, {{{"N", "--hf-config: the deepest nesting (default 64)"}}}},
 
     // alibi
     {"--heads", integer(1, max_alibi_heads), to<&invocation::additive, &additive_flags::heads>},

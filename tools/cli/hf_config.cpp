@@ -19,9 +19,6 @@ namespace posenc::cli {
 namespace {
 using json = nlohmann::json;
 
-constexpr std::size_t max_file_size = std::size_t{16} << 20;
-constexpr int max_depth = 64;
-
 // Field readers over one JSON object. `prefix` names the object in messages ("rope_scaling.").
 class fields {
  public:
@@ -181,11 +178,11 @@ void read_scaling(const fields& top, const json& rope_obj, const char* rope_key,
 }
 
 // A config.json is a few levels deep; refusing deep nesting bounds the work on hostile input.
-json::parser_callback_t depth_limit(const std::string& source) {
-  return [source](int depth, json::parse_event_t, json&) {
-    if (depth > max_depth)
+json::parser_callback_t depth_limit(const std::string& source, std::uint64_t max_depth) {
+  return [source, max_depth](int depth, json::parse_event_t, json&) {
+    if (static_cast<std::uint64_t>(depth) > max_depth)
       invalid("posenc: " + source + ": nested deeper than " + std::to_string(max_depth) +
-              " levels");
+              " levels; raise the limit with --max-depth N");
     return true;
   };
 }
@@ -195,12 +192,16 @@ config_draft draft_of(const json& root, const std::string& source);
 
 config_draft parse_hf_config(std::string_view text, std::string_view source_name) {
   const std::string source = printable(source_name);
-  return draft_of(parse_json_object(text, source, depth_limit(source)), source);
+  return draft_of(parse_json_object(text, source, depth_limit(source, max_config_depth)), source);
 }
 
-config_draft load_hf_config(const std::string& path) {
+config_draft load_hf_config(const std::string& path, std::uint64_t max_bytes,
+                            std::uint64_t max_depth) {
   const std::string source = printable(path);
-  return draft_of(parse_json_file(path, max_file_size, "16 MiB", depth_limit(source)), source);
+  return draft_of(
+      parse_json_file(path, max_bytes, byte_limit_text(max_bytes, max_config_bytes, "16 MiB"),
+                      depth_limit(source, max_depth)),
+      source);
 }
 
 namespace {

@@ -15,6 +15,7 @@
 // A JSON null counts as absent. YaRN's beta_fast and beta_slow follow HF's `or` (0 means default).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -26,7 +27,14 @@ namespace posenc::cli {
 // Throws cli_error (exit 1) with one line naming the file and the field at fault.
 config_draft parse_hf_config(std::string_view text, std::string_view source);
 
-// The same for the file at `path` (at most 16 MiB).
-config_draft load_hf_config(const std::string& path);
+// Default limits of a config.json: 16 MiB, nested at most 64 levels (--max-input-bytes,
+// --max-depth). A config.json is a few levels deep and a few KiB; the limits bound the work on
+// hostile input.
+inline constexpr std::uint64_t max_config_bytes = std::uint64_t{16} << 20;
+inline constexpr std::uint64_t max_config_depth = 64;
+
+// The same for the file at `path` (at most max_bytes, nested at most max_depth levels).
+config_draft load_hf_config(const std::string& path, std::uint64_t max_bytes = max_config_bytes,
+                            std::uint64_t max_depth = max_config_depth);
 
 }  // namespace posenc::cli

@@ -64,7 +64,8 @@ class input_file : public std::streambuf {
 
  private:
   [[noreturn]] void too_large() const {
-    invalid("posenc: " + shown_ + " is larger than " + limit_text_);
+    invalid("posenc: " + shown_ + " is larger than " + limit_text_ +
+            "; raise the limit with --max-input-bytes N");
   }
   std::string shown_;
   std::size_t max_;
@@ -96,6 +97,60 @@ nlohmann::json parse_json_object(Input&& input, const std::string& source,
   if (file != nullptr) file->check_input();
   if (!root.is_object()) invalid("posenc: " + source + ": the top level is not a JSON object");
   return root;
+}
+
+// A byte limit in messages: "16 MiB" for `default_bytes` (its text), else "N bytes".
+inline std::string byte_limit_text(std::uint64_t bytes, std::uint64_t default_bytes,
+                                   std::string_view default_text) {
+  return bytes == default_bytes ? std::string(default_text) : std::to_string(bytes) + " bytes";
+}
+
+// nlohmann's SAX parser over `input` (text, or an input_file's stream) with `handler`, which
+// builds only what it keeps and may reject the input with invalid() at any event; nothing else
+// of the document is held in memory. Throws cli_error (exit 1) for text that is not JSON, a
+// number out of range (nlohmann reports both through Handler::parse_error, which this wraps),
+// and an input_file's own errors. `source` names the file (already printable).
+template <class Input, class Handler>
+void sax_parse_json(Input&& input, const std::string& source, Handler& handler,
+                    const input_file* file = nullptr) {
+  // Forwards the events to `handler` and records nlohmann's parse error (its byte, and whether
+  // it is a number out of range), so that the message is the one parse_json_object gives.
+  struct recorder {
+    Handler& h;
+    std::size_t byte = 0;
+    bool out_of_range = false;
+    bool failed = false;
+    using number_integer_t = nlohmann::json::number_integer_t;
+    using number_unsigned_t = nlohmann::json::number_unsigned_t;
+    using number_float_t = nlohmann::json::number_float_t;
+    using string_t = nlohmann::json::string_t;
+    using binary_t = nlohmann::json::binary_t;
+    bool null() { return h.null(); }
+    bool boolean(bool v) { return h.boolean(v); }
+    bool number_integer(number_integer_t v) { return h.number_integer(v); }
+    bool number_unsigned(number_unsigned_t v) { return h.number_unsigned(v); }
+    bool number_float(number_float_t v, const string_t& s) { return h.number_float(v, s); }
+    bool string(string_t& v) { return h.string(v); }
+    bool binary(binary_t&) { return false; }  // binary formats only, never JSON text
+    bool start_object(std::size_t n) { return h.start_object(n); }
+    bool key(string_t& k) { return h.key(k); }
+    bool end_object() { return h.end_object(); }
+    bool start_array(std::size_t n) { return h.start_array(n); }
+    bool end_array() { return h.end_array(); }
+    bool parse_error(std::size_t position, const std::string&,
+                     const nlohmann::detail::exception& e) {
+      failed = true;
+      byte = position;
+      out_of_range = dynamic_cast<const nlohmann::json::out_of_range*>(&e) != nullptr;
+      return false;
+    }
+  };
+  recorder r{handler};
+  nlohmann::json::sax_parse(std::forward<Input>(input), &r);
+  if (file != nullptr) file->check_input();
+  if (r.out_of_range) invalid("posenc: " + source + ": a number is out of range");
+  if (r.failed)
+    invalid("posenc: " + source + ": not valid JSON (at byte " + std::to_string(r.byte) + ")");
 }
 
 // parse_json_object over the file `path` (input_file's limit).

@@ -222,6 +222,24 @@ void check_analysis_flags(const invocation& inv) {
     usage_error("posenc: dials needs --context N (1 <= N <= 4294967296)");
 }
 
+// The limit flags act where there is something to limit; elsewhere they are usage errors rather
+// than silently ignored. The other commands' work is bounded by fixed limits (docs/cli.md).
+void check_limit_flags(const invocation& inv) {
+  if (inv.work_limit && inv.cmd != command::accuracy && inv.cmd != command::decay &&
+      inv.cmd != command::check)
+    usage_error(
+        "posenc: --work-limit is for the accuracy, decay and check commands (the other commands "
+        "have fixed limits)");
+  if (inv.max_input_bytes && !inv.input && !inv.hf_config)
+    usage_error("posenc: --max-input-bytes limits the file of --input or --hf-config; give one");
+  if (inv.max_elements && inv.cmd != command::apply)
+    usage_error("posenc: --max-elements is for the apply command only");
+  if (inv.max_depth && !inv.hf_config)
+    usage_error(
+        "posenc: --max-depth limits the nesting of --hf-config's file (apply's --input has a "
+        "fixed depth of 2)");
+}
+
 }  // namespace
 
 invocation parse_args(std::span<const std::string_view> args) {
@@ -263,6 +281,7 @@ invocation parse_args(std::span<const std::string_view> args) {
     usage_error("posenc: --positions is for the table command only");
   if (inv.cmd != command::apply && inv.input)
     usage_error("posenc: --input is for the apply command only");
+  check_limit_flags(inv);
   return inv;
 }
 

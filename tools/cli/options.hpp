@@ -53,6 +53,12 @@ inline constexpr std::uint64_t max_positions = std::uint64_t{1} << 20;
 inline constexpr std::size_t max_accuracy_positions = 4096;
 // alibi --heads: at most this many heads.
 inline constexpr std::uint64_t max_alibi_heads = 65536;
+// The input limits' flags take values up to these: 1 TiB files (read as a stream), 2^32 elements
+// (apply holds 8 bytes per element: x and y as float32), 4096 levels (the parser keeps a few
+// bytes per level, on the heap).
+inline constexpr std::uint64_t max_input_bytes_limit = std::uint64_t{1} << 40;
+inline constexpr std::uint64_t max_elements_limit = std::uint64_t{1} << 32;
+inline constexpr std::uint64_t max_depth_limit = 4096;
 
 // Flags of the alibi and sinusoidal commands (tools/cli/additive.hpp).
 struct additive_flags {
@@ -105,8 +111,14 @@ struct invocation {
   accuracy_flags accuracy;           // accuracy only
   analysis_flags analysis;           // decay, dials, ramp, check
 
-  // --work-limit N: the work budget of accuracy and decay (accuracy.hpp, analysis.hpp).
+  // --work-limit N: the work budget of accuracy, decay and check (accuracy.hpp, analysis.hpp).
   std::optional<std::uint64_t> work_limit;
+  // The input limits (docs/cli.md, "Input limits"): --max-input-bytes N, the largest --input or
+  // --hf-config file; --max-elements N, apply's numbers in x and positions; --max-depth N, the
+  // nesting of a config.json.
+  std::optional<std::uint64_t> max_input_bytes;
+  std::optional<std::uint64_t> max_elements;
+  std::optional<std::uint64_t> max_depth;
 };
 
 // Parses argv[1..]. Throws cli_error (exit 2) with a one-line message on the first problem.

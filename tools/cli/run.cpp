@@ -23,7 +23,9 @@ namespace posenc::cli {
 resolved_config configure(const invocation& inv) {
   config_draft d;
   if (inv.preset) d = preset_draft(*inv.preset);
-  if (inv.hf_config) d = load_hf_config(*inv.hf_config);
+  if (inv.hf_config)
+    d = load_hf_config(*inv.hf_config, inv.max_input_bytes.value_or(max_config_bytes),
+                       inv.max_depth.value_or(max_config_depth));
   resolved_config r = resolve(overlay(std::move(d), inv.flags));
   check_derived(r.config(), inv.seq_len);
   return r;

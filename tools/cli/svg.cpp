@@ -150,6 +150,42 @@ struct box {
   double py(const scale& s, double v) const { return bottom - s.unit(v) * (bottom - top); }
 };
 
+struct legend_size {
+  std::size_t named = 0;  // series with a name
+  double width = 0.0;
+};
+legend_size legend_of(const plot& p) {
+  legend_size l;
+  std::size_t longest = 0;
+  for (const series& s : p.lines)
+    if (!s.name.empty()) {
+      ++l.named;
+      longest = std::max(longest, s.name.size());
+    }
+  l.width = l.named > 0 ? 40.0 + 6.5 * static_cast<double>(longest) : 0.0;
+  return l;
+}
+
+// The plot area: the legend sits right of it, so that it never hides data.
+box plot_box(const plot& p) {
+  const int width = std::max(p.width, 200);
+  const int height = std::max(p.height, 150);
+  const legend_size l = legend_of(p);
+  const double right =
+      std::max(static_cast<double>(width) - 20.0 - (l.named > 0 ? l.width + 10.0 : 0.0), 120.0);
+  return {80.0, right, p.title.empty() ? 20.0 : 40.0, static_cast<double>(height) - 55.0};
+}
+
+// The pixel column of x (render's select_points): 0 .. columns.
+std::size_t column_of(const scale& sx, const box& b, double x, std::size_t columns) {
+  return static_cast<std::size_t>(
+      std::clamp(std::floor(b.px(sx, x) - b.left), 0.0, static_cast<double>(columns)));
+}
+
+std::size_t columns_of(const box& b) {
+  return static_cast<std::size_t>(b.right - b.left) + 1;
+}
+
 // Indices of the points of one series to draw, in input order, and where a line breaks.
 struct drawn_points {
   std::vector<std::size_t> index;
@@ -167,7 +203,7 @@ drawn_points select_points(const series& s, const scale& sx, const scale& sy, co
     gaps_before[i + 1] = gaps_before[i] + (ok[i] ? 0 : 1);
   }
   std::vector<std::size_t> keep;
-  const auto columns = static_cast<std::size_t>(b.right - b.left) + 1;
+  const std::size_t columns = columns_of(b);
   if (count > 4 * columns) {
     // Per pixel column: first, lowest, highest and last point.
     struct col {
@@ -176,9 +212,7 @@ drawn_points select_points(const series& s, const scale& sx, const scale& sy, co
     std::vector<col> cols(columns + 1);
     for (std::size_t i = 0; i < n; ++i) {
       if (!ok[i]) continue;
-      const auto c = static_cast<std::size_t>(
-          std::clamp(std::floor(b.px(sx, s.x[i]) - b.left), 0.0, static_cast<double>(columns)));
-      col& k = cols[c];
+      col& k = cols[column_of(sx, b, s.x[i], columns)];
       if (k.first == SIZE_MAX) {
         k = {i, i, i, i};
       } else {
@@ -237,6 +271,81 @@ void tick(std::ostream& o, double v, segment mark, segment grid, point at,
 
 }  // namespace
 
+range auto_range(const axis& a, double lo, double hi) {
+  const std::vector<double> data{lo, hi};
+  const scale s = make_scale(a, {&data}, "x");
+  return {s.min, s.max};
+}
+
+thinned_series::thinned_series(const plot& p)
+    : log_x_(p.x.log), log_y_(p.y.log), y_min_(p.y.min), y_max_(p.y.max) {
+  if (!p.x.min || !p.x.max) invalid("posenc: svg: a thinned series needs the x range given");
+  check_range(p.x, "x");
+  check_range(p.y, "y");
+  x_min_ = *p.x.min;
+  x_max_ = *p.x.max;
+  const box b = plot_box(p);
+  left_ = b.left;
+  right_ = b.right;
+  columns_ = columns_of(b);
+}
+
+void thinned_series::add(double x, double y) {
+  const scale sx{log_x_, x_min_, x_max_};
+  const bool y_ok = std::isfinite(y) && (!log_y_ || y > 0.0) && (!y_min_ || y >= *y_min_) &&
+                    (!y_max_ || y <= *y_max_);
+  if (!sx.drawable(x) || !y_ok) invalid("posenc: svg: a point of a thinned series cannot be drawn");
+  const point q{count_++, x, y};
+  if (by_column_.empty()) {
+    points_.push_back(q);
+    if (points_.size() > 4 * columns_) to_columns();
+    return;
+  }
+  add_to_column(q);
+}
+
+void thinned_series::to_columns() {
+  by_column_.assign(columns_ + 1, column{});
+  for (const point& q : points_) add_to_column(q);
+  points_.clear();
+  points_.shrink_to_fit();
+}
+
+// select_points' rule: per column the first point, the first lowest, the first highest, the last.
+void thinned_series::add_to_column(const point& q) {
+  const scale sx{log_x_, x_min_, x_max_};
+  const box b{left_, right_, 0.0, 0.0};
+  column& k = by_column_[column_of(sx, b, q.x, columns_)];
+  if (!k.used) {
+    k = {q, q, q, q, true};
+    return;
+  }
+  k.last = q;
+  if (q.y < k.lo.y) k.lo = q;
+  if (q.y > k.hi.y) k.hi = q;
+}
+
+void thinned_series::move_into(series& s) {
+  std::vector<point> keep;
+  if (by_column_.empty()) {
+    keep = std::move(points_);
+  } else {
+    for (const column& k : by_column_)
+      if (k.used) keep.insert(keep.end(), {k.first, k.lo, k.hi, k.last});
+    std::sort(keep.begin(), keep.end(),
+              [](const point& a, const point& b) { return a.index < b.index; });
+    keep.erase(std::unique(keep.begin(), keep.end(),
+                           [](const point& a, const point& b) { return a.index == b.index; }),
+               keep.end());
+  }
+  s.x.clear();
+  s.y.clear();
+  for (const point& q : keep) {
+    s.x.push_back(q.x);
+    s.y.push_back(q.y);
+  }
+}
+
 std::string escape(std::string_view text) {
   std::string out;
   out.reserve(text.size());
@@ -279,18 +388,10 @@ std::string render(const plot& p) {
   const scale sy = make_scale(p.y, ys, "y");
   const int width = std::max(p.width, 200);
   const int height = std::max(p.height, 150);
-  std::size_t named = 0;
-  std::size_t longest = 0;
-  for (const series& s : p.lines)
-    if (!s.name.empty()) {
-      ++named;
-      longest = std::max(longest, s.name.size());
-    }
-  // The legend sits right of the plot box, so that it never hides data.
-  const double legend_w = named > 0 ? 40.0 + 6.5 * static_cast<double>(longest) : 0.0;
-  const double right =
-      std::max(static_cast<double>(width) - 20.0 - (named > 0 ? legend_w + 10.0 : 0.0), 120.0);
-  const box b{80.0, right, p.title.empty() ? 20.0 : 40.0, static_cast<double>(height) - 55.0};
+  const legend_size legend = legend_of(p);
+  const std::size_t named = legend.named;
+  const double legend_w = legend.width;
+  const box b = plot_box(p);
 
   std::ostringstream o;
   o << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"

@@ -78,6 +78,50 @@ struct plot {
   int height = 500;  // pixels, at least 150
 };
 
+// The range an axis shows for data spanning [lo, hi] when its ends are not given (as render
+// chooses it): a plot whose series are thinned while they arrive (thinned_series) needs its x
+// range before the data.
+struct range {
+  double min = 0.0;
+  double max = 1.0;
+};
+range auto_range(const axis& a, double lo, double hi);
+
+// A series too long to hold (decay's 16M distances), thinned while its points arrive: once there
+// are more than 4 per pixel column, only the first, lowest, highest and last point of each column
+// are kept, as render keeps them from the whole series, so the plot is the same and memory is
+// O(width). The plot `p` must be final but for its series' points: x range given (both ends),
+// width, and the series' names (the legend sets the plot box). Every point must be drawable (x
+// within the range, y finite, and within the y range where given; > 0 on log axes): a gap in a
+// line would need the positions of the dropped points. Throws cli_error (exit 1) otherwise.
+class thinned_series {
+ public:
+  explicit thinned_series(const plot& p);
+  void add(double x, double y);
+  // The points kept, in the order they came, into s.x and s.y.
+  void move_into(series& s);
+
+ private:
+  struct point {
+    std::size_t index;
+    double x;
+    double y;
+  };
+  struct column {
+    point first, lo, hi, last;
+    bool used = false;
+  };
+  void to_columns();
+  void add_to_column(const point& q);
+  bool log_x_, log_y_;
+  double x_min_, x_max_, left_, right_;
+  std::optional<double> y_min_, y_max_;
+  std::size_t columns_ = 0;
+  std::size_t count_ = 0;
+  std::vector<point> points_;      // every point, while there are at most 4 per column
+  std::vector<column> by_column_;  // afterwards
+};
+
 // Text made safe inside an XML element or a double-quoted attribute (& < > " ' escaped; control
 // characters other than tab and newline, which XML 1.0 cannot carry, become '?').
 std::string escape(std::string_view text);
