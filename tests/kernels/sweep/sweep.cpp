@@ -36,6 +36,7 @@
 // Size: POSENC_SWEEP=full|ci; unset, CI=true picks ci, anything else full (tests/kernels/sweep/
 // meson.build, docs/testing.md "Kernel sweep"). Oracle rows are cached per (config, seq_len,
 // position) and shared by all runners, storage types, tables and views.
+// POSENC_SWEEP_ISA=<name> restricts the runners to one dispatch entry (tests/emulated).
 #include <catch2/catch.hpp>
 
 #include <posenc/kernels/dispatch.hpp>
@@ -196,9 +197,30 @@ Runner<T> header_runner() {
           static_cast<typename Runner<T>::in_place_t>(&pk::apply_rope<T>), &pk::apply_rope_qk<T>};
 }
 
+// POSENC_SWEEP_ISA=<name> (tests/emulated): only the dispatch entry of that name, which must be
+// compiled and supported (else the sweep fails); the header-only entry points, the other entries
+// and the _Float16 overloads then run only where the variable is not set (natively).
+const char* only_isa() {
+  const char* s = std::getenv("POSENC_SWEEP_ISA");
+  return s != nullptr && *s != '\0' ? s : nullptr;
+}
+
 template <class T>
 std::vector<Runner<T>> runners() {
   std::vector<Runner<T>> out;
+  if (const char* only = only_isa(); only != nullptr) {
+    if constexpr (pd::entry_storage_type<T>) {
+      for (const pd::isa_kernels& isa : pd::compiled_isas()) {
+        if (!isa.supported || std::string_view(isa.name) != only) continue;
+        const pd::rope_kernels<T>& k = isa.rope<T>();
+        out.push_back({std::string("dispatch ") + isa.name, width_of(isa.name), k.apply,
+                       k.apply_in_place, k.apply_qk});
+      }
+      INFO("POSENC_SWEEP_ISA=" << only);
+      REQUIRE(out.size() == 1);
+    }
+    return out;
+  }
   out.push_back(header_runner<T>());
 #if POSENC_HAS_FLOAT16
   if constexpr (std::is_same_v<T, _Float16>) {
@@ -225,6 +247,10 @@ void print_isas() {
   static bool done = false;
   if (done) return;
   done = true;
+  if (const char* only = only_isa(); only != nullptr) {
+    std::cout << "ran " << only << " only (POSENC_SWEEP_ISA)\n";
+    return;
+  }
   for (const pd::isa_kernels& isa : pd::compiled_isas())
     std::cout << (isa.supported ? "ran " : "skipped ") << isa.name
               << (isa.supported ? "" : ": not supported by this CPU") << "\n";
