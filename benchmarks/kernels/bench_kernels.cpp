@@ -15,23 +15,32 @@
 //                                       makes them (float angle, theta *= theta_scale, cosf/sinf)
 //                                       into a stack buffer, then dispatch::apply_rope on that row
 //               memcpy                  std::memcpy of the T * 32 * 128 * sizeof(storage) bytes
+//               stream_copy             the same bytes copied with the CPU's widest vector loads
+//                                       and ordinary stores (stream_copy.hpp)
+//               stream_copy_nt          the same with streaming (non-temporal) stores; the faster
+//                                       of the two is the machine's one-thread read+write
+//                                       bandwidth for those bytes
 // clang-format on
 // Tables: head_dim 128, base 1e4, no scaling, 4096 positions. dispatch::apply_rope runs the best
 // ISA of this CPU (printed in the context as posenc_isa).
 //
-// Besides Google Benchmark's output: `--summary FILE` writes the CSV
+// The run starts by printing its machine and build facts (machine.hpp) as `# key: value` lines.
+// Besides Google Benchmark's output: `--summary FILE` writes those lines and the CSV
 //   layout,strategy,dtype,tokens,threads,ns_per_call,ratio_to_memcpy
 // (ratio = ns_per_call / ns_per_call of the memcpy row of the same layout, dtype and T of this
-// run; with --benchmark_repetitions the median of the repetitions). ns_per_call is the CPU time
-// of the (single) benchmark thread per call by default, so that time spent descheduled by other
-// processes does not count; `--summary_time=real` uses wall time instead. At the end
-// the run prints the ratio table with the targets of the SIMD table strategies (f32: <= 1.15x
-// memcpy at T = 512 and 4096, <= 2.5x at T = 1; bf16 and f16: <= 1.5x at T = 4096, <= 3x at
+// run, empty without one; with --benchmark_repetitions the median of the repetitions). ns_per_call
+// is the CPU time of the (single) benchmark thread per call by default, so that time spent
+// descheduled by other processes does not count; `--summary_time=real` uses wall time instead. At
+// the end the run prints the ratio table with the targets of the SIMD table strategies (f32:
+// <= 1.15x memcpy at T = 512 and 4096, <= 2x at T = 1; bf16 and f16: <= 1.5x at T = 4096, <= 3x at
 // T = 1; both faster than f32 at T = 4096; 2 threads >= 1.6x one thread's throughput at T = 4096).
 // Targets are reported, not asserted; the exit status is non-zero only when a benchmark failed
 // (every strategy's output is checked against rope_reference before it is timed).
 //
-// One file of ~500 lines: the strategies, the checks before timing and the summary share the
+// `--markdown RUN.csv` and `--compare BEFORE.csv AFTER.csv` run no benchmark: they print the
+// tables of docs/benchmarks.md from summaries (report.hpp); bad input is one line and exit 1.
+//
+// One file of ~600 lines: the strategies, the checks before timing and the summary share the
 // tensors and the table setup, and Google Benchmark registers them from one translation unit.
 #include <posenc/kernels/dispatch.hpp>
 #include <posenc/kernels/rope_reference.hpp>
@@ -50,13 +59,18 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <fstream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
 
+#include "machine.hpp"
+#include "report.hpp"
+#include "stream_copy.hpp"
 #include "tables.hpp"
 
 namespace pk = posenc::kernels;
@@ -156,6 +170,8 @@ enum class strategy : std::uint8_t {
   scalar_table,
   on_the_fly,
   memcpy_copy,
+  stream_copy,
+  stream_copy_nt,
 };
 
 const char* strategy_name(strategy s) {
@@ -174,14 +190,12 @@ const char* strategy_name(strategy s) {
       return "on_the_fly";
     case strategy::memcpy_copy:
       return "memcpy";
+    case strategy::stream_copy:
+      return "stream_copy";
+    case strategy::stream_copy_nt:
+      return "stream_copy_nt";
   }
   return "?";
-}
-
-// Strategies held to the targets.
-bool has_target(strategy s) {
-  return s == strategy::constexpr_table || s == strategy::runtime_table ||
-         s == strategy::runtime_table_expanded;
 }
 
 // ggml's CPU way (ggml-cpu/ops.cpp, ggml_rope_cache_init; docs/formulas.md §3): a float
@@ -249,6 +263,12 @@ pk::kernel_error run_once(strategy s, rope_layout l, std::size_t tokens, const T
     case strategy::memcpy_copy:
       std::memcpy(out, in, tokens * kRowElems * sizeof(T));
       return pk::kernel_error::ok;
+    case strategy::stream_copy:
+    case strategy::stream_copy_nt:
+      posenc_bench::stream_copy(
+          out, in, tokens * kRowElems * sizeof(T),
+          s == strategy::stream_copy ? store_kind::temporal : store_kind::non_temporal);
+      return pk::kernel_error::ok;
   }
   return pk::kernel_error::invalid_argument;
 }
@@ -259,14 +279,18 @@ bool same_bits(const T* a, const T* b, std::size_t n) {
 }
 
 // Before timing: every strategy must give rope_reference's bits (unfused or fused order, the
-// kernel's ISA decides) on the same rows (on_the_fly: its ggml-style rows); memcpy must copy.
+// kernel's ISA decides) on the same rows (on_the_fly: its ggml-style rows); the copies must copy.
 template <class T>
 std::string verify(strategy s, rope_layout l, std::size_t tokens) {
   tensors<T>& x = tensors_of<T>();
   const std::size_t n = tokens * kRowElems;
+  const bool copy =
+      s == strategy::memcpy_copy || s == strategy::stream_copy || s == strategy::stream_copy_nt;
+  // Not the previous benchmark's output: a copy that skips bytes must not pass.
+  if (copy) std::memset(static_cast<void*>(x.out.get()), 0xa5, n * sizeof(T));
   if (run_once<T>(s, l, tokens, x.in.get(), x.out.get()) != pk::kernel_error::ok)
     return "the kernel returned an error";
-  if (s == strategy::memcpy_copy) return same_bits(x.in.get(), x.out.get(), n) ? "" : "bad copy";
+  if (copy) return same_bits(x.in.get(), x.out.get(), n) ? "" : "bad copy";
   const auto table = pk::make_rope_table(tables_of().runtime.view(), l);
   for (const pk::fma_mode m : {pk::fma_mode::unfused, pk::fma_mode::fused}) {
     if (s == strategy::on_the_fly) {
@@ -395,29 +419,46 @@ struct summary_row {
 };
 
 std::string target_of(const row_key& k, double ratio) {
-  strategy s = strategy::memcpy_copy;
-  for (const strategy c :
-       {strategy::constexpr_table, strategy::runtime_table, strategy::runtime_table_expanded})
-    if (k.strategy == strategy_name(c)) s = c;
-  if (!has_target(s)) return "-";
-  double limit = 0.0;
-  if (k.dtype == "f32") {
-    if (k.tokens == 512 || k.tokens == 4096) limit = 1.15;
-    if (k.tokens == 1) limit = 2.5;
-  } else {
-    if (k.tokens == 4096) limit = 1.5;
-    if (k.tokens == 1) limit = 3.0;
-  }
-  if (limit == 0.0) return "-";
+  const std::optional<double> limit = report::ratio_target(k.strategy, k.dtype, k.tokens);
+  if (!limit) return "-";
   char buf[32];
-  std::snprintf(buf, sizeof buf, "<=%.2f %s", limit, ratio <= limit ? "PASS" : "MISS");
+  std::snprintf(buf, sizeof buf, "<=%.2f %s", *limit, ratio <= *limit ? "PASS" : "MISS");
   return buf;
+}
+
+// --markdown RUN.csv, --compare BEFORE.csv AFTER.csv: the tables on stdout, or one line on stderr
+// and exit 1.
+int print_report(int argc, char** argv) {
+  const std::string mode = argv[1];
+  const int files = mode == "--compare" ? 2 : 1;
+  if (argc != 2 + files) {
+    std::fprintf(stderr, "posenc-bench-kernels: usage: %s\n",
+                 files == 2 ? "--compare BEFORE.csv AFTER.csv" : "--markdown RUN.csv");
+    return 1;
+  }
+  try {
+    const report::run first = report::read_summary(argv[2]);
+    const std::string md = files == 2
+                               ? report::markdown_compare(first, report::read_summary(argv[3]))
+                               : report::markdown(first);
+    if (std::fwrite(md.data(), 1, md.size(), stdout) != md.size() || std::fflush(stdout) != 0) {
+      std::fprintf(stderr, "posenc-bench-kernels: cannot write the tables\n");
+      return 1;
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "posenc-bench-kernels: %s\n", e.what());
+    return 1;
+  }
+  return 0;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Our own flag first (Google Benchmark rejects flags it does not know).
+  if (argc > 1 &&
+      (std::strcmp(argv[1], "--compare") == 0 || std::strcmp(argv[1], "--markdown") == 0))
+    return print_report(argc, argv);
+  // Our own flags first (Google Benchmark rejects flags it does not know).
   std::string summary_path, time_kind = "cpu";
   std::vector<char*> args;
   for (int i = 0; i < argc; ++i) {
@@ -442,9 +483,9 @@ int main(int argc, char** argv) {
   for (const rope_layout l : {rope_layout::half, rope_layout::interleaved}) {
     for (const std::size_t t : kTokens) {
       for (const strategy s :
-           {strategy::memcpy_copy, strategy::constexpr_table, strategy::runtime_table,
-            strategy::runtime_table_expanded, strategy::runtime_table_2threads,
-            strategy::scalar_table, strategy::on_the_fly}) {
+           {strategy::memcpy_copy, strategy::stream_copy, strategy::stream_copy_nt,
+            strategy::constexpr_table, strategy::runtime_table, strategy::runtime_table_expanded,
+            strategy::runtime_table_2threads, strategy::scalar_table, strategy::on_the_fly}) {
         register_one<float>(l, s, t);
         register_one<bf16>(l, s, t);
         register_one<f16>(l, s, t);
@@ -454,6 +495,9 @@ int main(int argc, char** argv) {
 
   benchmark::Initialize(&bargc, args.data());
   if (benchmark::ReportUnrecognizedArguments(bargc, args.data())) return 1;
+  const auto facts = run_facts();
+  for (const auto& [key, value] : facts) std::printf("# %s: %s\n", key.c_str(), value.c_str());
+  std::fflush(stdout);
   benchmark::AddCustomContext("posenc_isa", pk::dispatch::active_isa());
   benchmark::AddCustomContext("posenc_shape", "[T, 32 heads, 128], out of place, positions 0..T-1");
   benchmark::AddCustomContext("posenc_table", "head_dim 128, base 1e4, 4096 positions, float32");
@@ -487,6 +531,8 @@ int main(int argc, char** argv) {
   }
   const auto strategy_rank = [](const std::string& s) {
     const strategy order[] = {strategy::memcpy_copy,
+                              strategy::stream_copy,
+                              strategy::stream_copy_nt,
                               strategy::constexpr_table,
                               strategy::runtime_table,
                               strategy::runtime_table_expanded,
@@ -507,13 +553,18 @@ int main(int argc, char** argv) {
 
   if (!summary_path.empty()) {
     std::ofstream csv(summary_path);
-    csv << "layout,strategy,dtype,tokens,threads,ns_per_call,ratio_to_memcpy\n";
+    for (const auto& [key, value] : facts) csv << "# " << key << ": " << value << "\n";
+    csv << report::kHeader << "\n";
     for (const summary_row& r : rows) {
       char line[256];
-      std::snprintf(line, sizeof line, "%s,%s,%s,%zu,%zu,%.1f,%.3f\n", r.key.layout.c_str(),
-                    r.key.strategy.c_str(), r.key.dtype.c_str(), r.key.tokens, r.key.threads, r.ns,
-                    r.ratio);
+      std::snprintf(line, sizeof line, "%s,%s,%s,%zu,%zu,%.1f,", r.key.layout.c_str(),
+                    r.key.strategy.c_str(), r.key.dtype.c_str(), r.key.tokens, r.key.threads, r.ns);
       csv << line;
+      if (!std::isnan(r.ratio)) {
+        std::snprintf(line, sizeof line, "%.3f", r.ratio);
+        csv << line;
+      }
+      csv << "\n";
     }
     if (!csv) {
       std::fprintf(stderr, "posenc-bench-kernels: cannot write %s\n", summary_path.c_str());
@@ -538,7 +589,7 @@ int main(int argc, char** argv) {
                        r.ns;
     std::string bf = "-";
     if (r.key.dtype != "f32" && r.key.tokens == 4096 && r.key.strategy != "memcpy" &&
-        r.key.threads == 1) {
+        r.key.strategy.rfind("stream_copy", 0) != 0 && r.key.threads == 1) {
       const auto f = f32_ns.find(r.key.layout + "/" + r.key.strategy + "/4096");
       if (f != f32_ns.end()) bf = r.ns < f->second ? "PASS" : "MISS";
     }
@@ -551,7 +602,9 @@ int main(int argc, char** argv) {
           const double speedup = one.ns / r.ns;
           std::snprintf(
               buf, sizeof buf, "%.2fx 1 thread%s", speedup,
-              r.key.tokens == 4096 ? (speedup >= 1.6 ? " >=1.6 PASS" : " >=1.6 MISS") : "");
+              r.key.tokens == report::kThreadsTargetTokens
+                  ? (speedup >= report::kThreadsSpeedupTarget ? " >=1.6 PASS" : " >=1.6 MISS")
+                  : "");
           bf = buf;
         }
     }

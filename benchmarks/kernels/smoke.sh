@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# benchmarks/kernels_smoke: posenc-bench-kernels on T = 1 and 16, a few iterations per benchmark
+# (a build and wiring check, not a measurement). Fails unless the run exits 0 (every strategy's
+# output equals rope_reference's, every copy copies), prints its facts first, writes them at the
+# top of the summary, and the summary has a row for every strategy x dtype x layout x T.
+#   smoke.sh BENCH SUMMARY.csv
+set -u
+bench=$1 csv=$2
+out=$(mktemp) || exit 1
+trap 'rm -f "$out"' EXIT
+fail() { echo "kernels_smoke: $*" >&2; exit 1; }
+
+# The threaded strategy is timed in wall time: Google Benchmark names it .../T:1/real_time.
+"$bench" '--benchmark_filter=/T:(1|16)(/real_time)?$' --benchmark_min_time=0.001 \
+  --summary "$csv" >"$out" 2>&1 || { cat "$out"; fail "the run failed"; }
+
+facts=(cpu logical_cpus isa isa_per_strategy compiler bench_flags kernels_flags google_benchmark
+       posenc)
+for i in "${!facts[@]}"; do
+  # Line i of stdout and of the summary: `# key: value` with a value.
+  line=$(sed -n "$((i + 1))p" "$out")
+  [[ $line =~ ^"# ${facts[i]}: ". ]] || fail "stdout line $((i + 1)) is '$line', not # ${facts[i]}: ..."
+  [[ $(sed -n "$((i + 1))p" "$csv") == "$line" ]] || fail "$csv line $((i + 1)) differs from stdout's"
+done
+[[ $(sed -n "$((${#facts[@]} + 1))p" "$csv") == \
+   layout,strategy,dtype,tokens,threads,ns_per_call,ratio_to_memcpy ]] || fail "$csv: no header"
+
+for layout in half interleaved; do
+  for s in memcpy stream_copy stream_copy_nt constexpr_table runtime_table \
+           runtime_table_expanded runtime_table_2threads scalar_table on_the_fly; do
+    threads=1
+    [[ $s == runtime_table_2threads ]] && threads=2
+    for dtype in f32 bf16 f16; do
+      for t in 1 16; do
+        # ns_per_call a number, the ratio a number (every row has its memcpy row).
+        grep -Eq "^$layout,$s,$dtype,$t,$threads,[0-9]+\.[0-9],[0-9]+\.[0-9]{3}\$" "$csv" ||
+          fail "$csv: no row $layout,$s,$dtype,$t,$threads"
+      done
+    done
+  done
+done
+rows=$(grep -vc '^#' "$csv")
+[[ $rows == $((1 + 2 * 9 * 3 * 2)) ]] || fail "$csv: $rows lines, expected 1 + 108"
+echo "kernels_smoke: facts and $((rows - 1)) rows"
