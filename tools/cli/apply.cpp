@@ -24,6 +24,10 @@ namespace posenc::cli {
 namespace {
 using json = nlohmann::json;
 
+constexpr const char* shape_rule =
+    ": \"shape\" must be [tokens, heads, head_dim] (THD), or 4 dimensions with --shape-order "
+    "BHTD or BTHD; positive integers";
+
 // a * b, or `cap` when that is more (a, b <= cap + 1 need not fit in 64 bits once multiplied).
 std::uint64_t capped_product(std::uint64_t a, std::uint64_t b, std::uint64_t cap) {
   if (b != 0 && a > cap / b) return cap;
@@ -132,7 +136,7 @@ class apply_reader {
     state(key_).array = array;
     in_array_ = array;
     depth_ = 2;
-    if (array && key_ == member::x && shape_.size() == 3 && !shape.bad) {
+    if (array && key_ == member::x && shape_.size() >= 3 && !shape.bad) {
       std::uint64_t count = 1;
       for (const std::uint64_t d : shape_)
         count = capped_product(count, d, max_elements_);
@@ -148,15 +152,12 @@ class apply_reader {
   [[noreturn]] void top_level() const {
     invalid("posenc: " + source_ + ": the top level is not a JSON object");
   }
-  [[noreturn]] void invalid_shape() const {
-    invalid("posenc: " + source_ +
-            ": \"shape\" must be [tokens, heads, head_dim], positive integers");
-  }
+  [[noreturn]] void invalid_shape() const { invalid("posenc: " + source_ + shape_rule); }
   // One more element of the current array, within the format's count.
   void element() {
     member_state& st = state(key_);
     ++st.size;
-    if (key_ == member::shape && st.size > 3) invalid_shape();
+    if (key_ == member::shape && st.size > 4) invalid_shape();
     if (key_ != member::shape && st.size > max_elements_)
       invalid("posenc: " + source_ + ": more than " + std::to_string(max_elements_) +
               (key_ == member::x ? " elements in x" : " positions") +
@@ -185,51 +186,82 @@ class apply_reader {
   std::vector<std::uint64_t> shape_;
 };
 
-apply_input apply_input_of(apply_reader& rd, const std::string& source, std::uint64_t max_elements);
-}  // namespace
-
-apply_input parse_apply_input(std::string_view text, const std::string& name,
-                              std::uint64_t max_elements) {
-  const std::string source = printable(name);
-  apply_reader rd(source, max_elements);
-  sax_parse_json(text, source, rd);
-  return apply_input_of(rd, source, max_elements);
-}
-
-apply_input load_apply_input(const std::string& path, std::uint64_t max_bytes,
-                             std::uint64_t max_elements) {
-  input_file file(path, max_bytes, byte_limit_text(max_bytes, max_apply_file_bytes, "1 GiB"));
-  std::istream stream(&file);
-  apply_reader rd(file.shown(), max_elements);
-  sax_parse_json(stream, file.shown(), rd, &file);
-  return apply_input_of(rd, file.shown(), max_elements);
-}
-
-namespace {
-apply_input apply_input_of(apply_reader& rd, const std::string& source,
-                           std::uint64_t max_elements) {
-  // shape: three positive integers whose product is at most max_elements.
-  if (!rd.shape.present) invalid("posenc: " + source + ": missing \"shape\"");
-  const char* shape_rule = ": \"shape\" must be [tokens, heads, head_dim], positive integers";
-  const std::vector<std::uint64_t> shape = rd.shape_values();
-  if (!rd.shape.array || rd.shape.bad || shape.size() != 3)
-    invalid("posenc: " + source + shape_rule);
-  std::uint64_t dims[3];
+// The dimensions of `shape` by the shape order, checked: 3 (THD) or 4 (BHTD, BTHD) positive
+// integers whose product is at most max_elements, head_dim at most max_head_dim.
+void set_dimensions(apply_input& in, const std::vector<std::uint64_t>& shape,
+                    std::optional<shape_order> order, const std::string& source,
+                    std::uint64_t max_elements) {
+  if (shape.size() != 3 && shape.size() != 4) invalid("posenc: " + source + shape_rule);
+  if (shape.size() == 4 && !order)
+    invalid("posenc: " + source + ": a 4-dimensional tensor needs --shape-order BHTD or BTHD");
+  const shape_order o = order.value_or(shape_order::thd);
+  if ((o == shape_order::thd) != (shape.size() == 3))
+    invalid("posenc: " + source + ": --shape-order " + std::string(shape_order_names(o)) +
+            " needs " + (o == shape_order::thd ? "3" : "4") + " dimensions; the tensor has " +
+            std::to_string(shape.size()));
+  std::uint64_t dims[4] = {1, 1, 1, 1};
   std::uint64_t count = 1;
-  for (std::size_t i = 0; i < 3; ++i) {
+  for (std::size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] == 0) invalid("posenc: " + source + shape_rule);
     dims[i] = std::min<std::uint64_t>(shape[i], max_elements + 1);
     count = capped_product(count, dims[i], max_elements + 1);
   }
-  if (dims[2] > max_head_dim)
+  if (dims[shape.size() - 1] > max_head_dim)
     invalid("posenc: " + source + ": head_dim must be at most " + std::to_string(max_head_dim));
   if (count > max_elements)
     invalid("posenc: " + source + ": more than " + std::to_string(max_elements) +
             " elements in x; raise the limit with --max-elements N");
+  const auto d = [&](std::size_t i) { return static_cast<std::size_t>(dims[i]); };
+  in.order = o;
+  in.shape = shape;
+  switch (o) {
+    case shape_order::thd:
+      in.batch = 1, in.tokens = d(0), in.heads = d(1), in.head_dim = d(2);
+      break;
+    case shape_order::bhtd:
+      in.batch = d(0), in.heads = d(1), in.tokens = d(2), in.head_dim = d(3);
+      break;
+    case shape_order::bthd:
+      in.batch = d(0), in.tokens = d(1), in.heads = d(2), in.head_dim = d(3);
+      break;
+  }
+}
+
+// Positions 0, 1, ..., tokens - 1 in every batch row (HF's default position_ids).
+void default_positions(apply_input& in) {
+  in.positions.resize(in.batch * in.tokens);
+  for (std::size_t b = 0; b < in.batch; ++b)
+    for (std::size_t t = 0; t < in.tokens; ++t)
+      in.positions[b * in.tokens + t] = static_cast<std::int64_t>(t);
+  in.positions_given = false;
+}
+
+// `ids` (tokens of them: every row the same; or batch * tokens) as in.positions.
+void set_positions(apply_input& in, std::vector<std::int64_t> ids) {
+  if (ids.size() == in.tokens && in.batch > 1) {
+    ids.resize(in.batch * in.tokens);
+    for (std::size_t b = 1; b < in.batch; ++b)
+      std::copy_n(ids.begin(), in.tokens, ids.begin() + static_cast<std::ptrdiff_t>(b * in.tokens));
+  }
+  in.positions = std::move(ids);
+  in.positions_given = true;
+}
+
+std::string per_token_rule(const apply_input& in) {
+  std::string s = "one integer per token (" + std::to_string(in.tokens) + ")";
+  if (in.batch > 1)
+    s += " or per batch row and token (" + std::to_string(in.batch * in.tokens) + ")";
+  return s;
+}
+
+apply_input apply_input_of(apply_reader& rd, const std::string& source, std::uint64_t max_elements,
+                           std::optional<shape_order> order) {
+  if (!rd.shape.present) invalid("posenc: " + source + ": missing \"shape\"");
+  if (!rd.shape.array || rd.shape.bad) invalid("posenc: " + source + shape_rule);
   apply_input in;
-  in.tokens = static_cast<std::size_t>(dims[0]);
-  in.heads = static_cast<std::size_t>(dims[1]);
-  in.head_dim = static_cast<std::size_t>(dims[2]);
+  set_dimensions(in, rd.shape_values(), order, source, max_elements);
+  std::uint64_t count = 1;
+  for (const std::uint64_t d : in.shape) count *= d;
 
   // x: count finite numbers, each rounded once to float (and finite there).
   if (!rd.x.present) invalid("posenc: " + source + ": missing \"x\"");
@@ -242,22 +274,104 @@ apply_input apply_input_of(apply_reader& rd, const std::string& source,
             (rd.x.bad_is_not_number ? "] is not a number" : "] is not a finite float32"));
   in.x = std::move(rd.x_values);
 
-  // positions: one integer in [0, 2^32) per token; default 0, 1, ..., tokens - 1.
+  // positions: one integer in [0, 2^32) per token (or per batch row and token).
   if (!rd.positions.present) {
-    in.positions.resize(in.tokens);
-    for (std::size_t t = 0; t < in.tokens; ++t) in.positions[t] = static_cast<std::int64_t>(t);
+    default_positions(in);
     return in;
   }
-  if (!rd.positions.array || rd.positions.size != in.tokens)
-    invalid("posenc: " + source + ": \"positions\" must have one integer per token (" +
-            std::to_string(in.tokens) + ")");
+  if (!rd.positions.array ||
+      (rd.positions.size != in.tokens && rd.positions.size != in.batch * in.tokens))
+    invalid("posenc: " + source + ": \"positions\" must have " + per_token_rule(in));
   if (rd.positions.bad)
     invalid("posenc: " + source + ": positions[" + std::to_string(rd.positions.first_bad) +
             "] must be an integer with 0 <= p < 4294967296");
-  in.positions = std::move(rd.position_values);
+  set_positions(in, std::move(rd.position_values));
+  return in;
+}
+
+// A .npy tensor (float32 or float16) as apply's input; positions default.
+apply_input npy_input_of(npy_array&& a, const std::string& source, std::uint64_t max_elements,
+                         std::optional<shape_order> order) {
+  apply_input in;
+  set_dimensions(in, a.shape, order, source, max_elements);
+  in.dtype = a.dtype;
+  if (a.dtype == npy_dtype::f32) {
+    for (std::size_t i = 0; i < a.f32_data.size(); ++i)
+      if (!std::isfinite(a.f32_data[i]))
+        invalid("posenc: " + source + ": x[" + std::to_string(i) + "] is not a finite float32");
+    in.x = std::move(a.f32_data);
+  } else {
+    for (std::size_t i = 0; i < a.f16_data.size(); ++i)
+      if (!std::isfinite(to_float(a.f16_data[i])))
+        invalid("posenc: " + source + ": x[" + std::to_string(i) + "] is not a finite float16");
+    in.x16 = std::move(a.f16_data);
+  }
+  default_positions(in);
   return in;
 }
 }  // namespace
+
+apply_input parse_apply_input(std::string_view text, const std::string& name,
+                              std::uint64_t max_elements, std::optional<shape_order> order) {
+  const std::string source = printable(name);
+  apply_reader rd(source, max_elements);
+  sax_parse_json(text, source, rd);
+  return apply_input_of(rd, source, max_elements, order);
+}
+
+apply_input load_apply_input(const std::string& path, std::uint64_t max_bytes,
+                             std::uint64_t max_elements, std::optional<shape_order> order) {
+  input_file file(path, max_bytes, byte_limit_text(max_bytes, max_apply_file_bytes, "1 GiB"));
+  // JSON text never starts with the .npy magic's first byte (0x93).
+  if (file.sgetc() == 0x93) {
+    static constexpr npy_dtype tensors[] = {npy_dtype::f32, npy_dtype::f16};
+    npy_array a;
+    try {
+      a = read_npy(file, file.shown(), tensors, max_elements);
+    } catch (const cli_error&) {
+      file.check_input();  // over the byte limit, or a read error: that is the message
+      throw;
+    }
+    return npy_input_of(std::move(a), file.shown(), max_elements, order);
+  }
+  file.check_input();
+  std::istream stream(&file);
+  apply_reader rd(file.shown(), max_elements);
+  sax_parse_json(stream, file.shown(), rd, &file);
+  return apply_input_of(rd, file.shown(), max_elements, order);
+}
+
+void load_position_ids(apply_input& in, const std::string& path, std::uint64_t max_bytes,
+                       std::uint64_t max_elements) {
+  input_file file(path, max_bytes, byte_limit_text(max_bytes, max_apply_file_bytes, "1 GiB"));
+  static constexpr npy_dtype ids[] = {npy_dtype::i64, npy_dtype::i32};
+  npy_array a;
+  try {
+    a = read_npy(file, file.shown(), ids, max_elements);
+  } catch (const cli_error&) {
+    file.check_input();
+    throw;
+  }
+  const std::string& source = file.shown();
+  const bool shared = a.shape.size() == 1 && a.shape[0] == in.tokens;
+  const bool per_row = a.shape.size() == 2 && a.shape[0] == in.batch && a.shape[1] == in.tokens;
+  if (!shared && !per_row)
+    invalid("posenc: " + source + ": position ids must have shape [" + std::to_string(in.tokens) +
+            "] or [" + std::to_string(in.batch) + ", " + std::to_string(in.tokens) +
+            "] ([tokens] or [batch, tokens] of the input)");
+  for (std::size_t i = 0; i < a.ids.size(); ++i)
+    if (a.ids[i] < 0 || static_cast<std::uint64_t>(a.ids[i]) >= position_limit)
+      invalid("posenc: " + source + ": position_ids[" + std::to_string(i) +
+              "] must be an integer with 0 <= p < 4294967296");
+  set_positions(in, std::move(a.ids));
+}
+
+std::uint64_t hf_seq_len(const apply_input& in) {
+  std::uint64_t max_pos = 0;
+  for (const std::int64_t p : in.positions)
+    max_pos = std::max(max_pos, static_cast<std::uint64_t>(p));
+  return max_pos + 1;
+}
 
 void require_valid_isa_request() {
   namespace d = kernels::dispatch;
@@ -275,20 +389,32 @@ void require_valid_isa_request() {
           " (on this machine: " + names + ")");
 }
 
+namespace {
+// Batch row b of a tensor in its order as a [tokens, heads, head_dim] view.
+template <class T>
+kernels::tensor_view<T> row_view(T* data, const apply_input& in, std::size_t b) {
+  const std::size_t t = in.tokens, h = in.heads, d = in.head_dim;
+  if (in.order == shape_order::bhtd) return {data + b * h * t * d, t, h, d, d, t * d};
+  return {data + b * t * h * d, t, h, d, h * d, d};
+}
+}  // namespace
+
 apply_result compute_apply(const rope_config& c, const apply_input& in, std::uint64_t seq_len) {
   if (in.head_dim != c.head_dim)
-    invalid("posenc: the input's head_dim (shape[2] = " + std::to_string(in.head_dim) +
-            ") differs from the configuration's (" + std::to_string(c.head_dim) + ")");
+    invalid("posenc: the input's head_dim (shape[" + std::to_string(in.shape.size() - 1) +
+            "] = " + std::to_string(in.head_dim) + ") differs from the configuration's (" +
+            std::to_string(c.head_dim) + ")");
   apply_result r;
+  r.order = in.order;
+  r.shape = in.shape;
+  r.batch = in.batch;
   r.tokens = in.tokens;
   r.heads = in.heads;
   r.head_dim = in.head_dim;
   r.positions = in.positions;
-  r.y.resize(in.x.size());
+  r.dtype = in.dtype;
 
-  std::uint64_t max_pos = 0;
-  for (const std::int64_t p : in.positions)
-    max_pos = std::max(max_pos, static_cast<std::uint64_t>(p));
+  const std::uint64_t max_pos = hf_seq_len(in) - 1;
   const std::uint64_t pairs = c.rotary_dim / 2;
   // The table of table_result's limit; past it, rows on the fly (about 1 us per pair and token).
   const bool cached = max_pos < max_positions && (max_pos + 1) * pairs <= max_table_entries;
@@ -299,22 +425,51 @@ apply_result compute_apply(const rope_config& c, const apply_input& in, std::uin
                                                    seq_len));
     table = kernels::make_rope_table(cache.view(), c, seq_len);
   }
-  const auto x = kernels::dense(in.x.data(), in.tokens, in.heads, in.head_dim);
-  const auto y = kernels::dense(r.y.data(), in.tokens, in.heads, in.head_dim);
-  require_ok(
-      kernels::dispatch::apply_rope(table, x, y, kernels::token_positions::of(in.positions)));
-  // Finite x can still rotate past float32's range (|y| up to sqrt(2) max|x| times the attention
-  // factor): an error, not an inf in the output.
-  for (std::size_t i = 0; i < r.y.size(); ++i)
-    if (!std::isfinite(r.y[i]))
-      invalid("posenc: y[" + std::to_string(i) +
-              "] overflows float32 (the rotation of finite x, times the attention factor, is "
-              "beyond 3.4e38)");
+  const auto rows = [&](const auto* x, auto* y) {
+    for (std::size_t b = 0; b < in.batch; ++b) {
+      const std::span<const std::int64_t> ids(in.positions.data() + b * in.tokens, in.tokens);
+      require_ok(kernels::dispatch::apply_rope(table, row_view(x, in, b), row_view(y, in, b),
+                                               kernels::token_positions::of(ids)));
+    }
+  };
+  // Finite x can still rotate past the dtype's range (|y| up to sqrt(2) max|x| times the
+  // attention factor): an error, not an inf in the output.
+  const auto overflow = [](std::size_t i, const char* type, const char* max) {
+    invalid("posenc: y[" + std::to_string(i) + "] overflows " + type +
+            " (the rotation of finite x, times the attention factor, is beyond " + max + ")");
+  };
+  if (in.dtype == npy_dtype::f32) {
+    r.y.resize(in.x.size());
+    rows(in.x.data(), r.y.data());
+    for (std::size_t i = 0; i < r.y.size(); ++i)
+      if (!std::isfinite(r.y[i])) overflow(i, "float32", "3.4e38");
+  } else {
+    r.y16.resize(in.x16.size());
+    rows(in.x16.data(), r.y16.data());
+    for (std::size_t i = 0; i < r.y16.size(); ++i)
+      if (!std::isfinite(to_float(r.y16[i]))) overflow(i, "float16", "65504");
+  }
   r.isa = kernels::dispatch::active_isa();
   return r;
 }
 
-void write_apply(std::ostream& out, const apply_result& r, output_format f) {
+namespace {
+// The element offset of (batch row b, token t, head h) in r's order.
+std::size_t offset_of(const apply_result& r, std::size_t b, std::size_t t, std::size_t h) {
+  if (r.order == shape_order::bhtd) return ((b * r.heads + h) * r.tokens + t) * r.head_dim;
+  return ((b * r.tokens + t) * r.heads + h) * r.head_dim;
+}
+
+float value_at(const apply_result& r, std::size_t i) {
+  return r.dtype == npy_dtype::f32 ? r.y[i] : to_float(r.y16[i]);
+}
+
+std::size_t size_of(const apply_result& r) {
+  return r.dtype == npy_dtype::f32 ? r.y.size() : r.y16.size();
+}
+}  // namespace
+
+void write_apply(std::ostream& out, const apply_result& r, output_format f, const apply_result* k) {
   // Handed to `out` in pieces of about 64 KiB: memory does not grow with the output (which is
   // about 13 bytes a number), and a failed write ends the command at the first piece.
   std::string s;
@@ -331,63 +486,133 @@ void write_apply(std::ostream& out, const apply_result& r, output_format f) {
     s.append(b, static_cast<std::size_t>(res.ptr - b));
   };
   const std::size_t d = r.head_dim;
+  const bool batched = r.order != shape_order::thd;
+  // Row b, t, h's label: "[batch,]token,position,head".
+  const auto row_label = [&](std::size_t bi, std::size_t t, std::size_t h, bool text) {
+    const std::string p = std::to_string(r.positions[bi * r.tokens + t]);
+    if (text)
+      s += (batched ? "batch " + std::to_string(bi) + "  " : "") + "token " + std::to_string(t) +
+           "  position " + p + "  head " + std::to_string(h) + '\n';
+    else
+      s += (batched ? std::to_string(bi) + ',' : "") + std::to_string(t) + ',' + p + ',' +
+           std::to_string(h);
+  };
   switch (f) {
-    case output_format::json:
-      s += "{\"y\": [";
-      for (std::size_t i = 0; i < r.y.size(); ++i) {
-        if (i > 0) s += ", ";
-        num(r.y[i]);
-        piece();
+    case output_format::json: {
+      const auto array = [&](const apply_result& t) {
+        s += '[';
+        for (std::size_t i = 0, n = size_of(t); i < n; ++i) {
+          if (i > 0) s += ", ";
+          num(value_at(t, i));
+          piece();
+        }
+        s += ']';
+      };
+      s += "{\"y\": ";
+      array(r);
+      if (k != nullptr) {
+        s += ", \"y_k\": ";
+        array(*k);
       }
-      s += "]}\n";
+      s += "}\n";
       break;
+    }
     case output_format::csv:
-      s += "token,position,head";
+      s += batched ? "batch,token,position,head" : "token,position,head";
       for (std::size_t c = 0; c < d; ++c) s += ",y" + std::to_string(c);
       s += '\n';
-      for (std::size_t t = 0; t < r.tokens; ++t) {
-        for (std::size_t h = 0; h < r.heads; ++h) {
-          s += std::to_string(t) + ',' + std::to_string(r.positions[t]) + ',' + std::to_string(h);
-          for (std::size_t c = 0; c < d; ++c) {
-            s += ',';
-            num(r.y[(t * r.heads + h) * d + c]);
-            piece();
+      for (std::size_t bi = 0; bi < r.batch; ++bi)
+        for (std::size_t t = 0; t < r.tokens; ++t)
+          for (std::size_t h = 0; h < r.heads; ++h) {
+            row_label(bi, t, h, false);
+            const std::size_t o = offset_of(r, bi, t, h);
+            for (std::size_t c = 0; c < d; ++c) {
+              s += ',';
+              num(value_at(r, o + c));
+              piece();
+            }
+            s += '\n';
           }
-          s += '\n';
-        }
-      }
       break;
     case output_format::text:
-      for (std::size_t t = 0; t < r.tokens; ++t) {
-        for (std::size_t h = 0; h < r.heads; ++h) {
-          s += "token " + std::to_string(t) + "  position " + std::to_string(r.positions[t]) +
-               "  head " + std::to_string(h) + '\n';
-          for (std::size_t c = 0; c < d; ++c) {
-            const std::size_t w = s.size();
-            num(r.y[(t * r.heads + h) * d + c]);
-            const std::size_t len = s.size() - w;
-            if (len < 16) s.insert(w, 16 - len, ' ');
-            s += (c % 8 == 7 || c + 1 == d) ? '\n' : ' ';
-            piece();
+      for (std::size_t bi = 0; bi < r.batch; ++bi)
+        for (std::size_t t = 0; t < r.tokens; ++t)
+          for (std::size_t h = 0; h < r.heads; ++h) {
+            row_label(bi, t, h, true);
+            const std::size_t o = offset_of(r, bi, t, h);
+            for (std::size_t c = 0; c < d; ++c) {
+              const std::size_t w = s.size();
+              num(value_at(r, o + c));
+              const std::size_t len = s.size() - w;
+              if (len < 16) s.insert(w, 16 - len, ' ');
+              s += (c % 8 == 7 || c + 1 == d) ? '\n' : ' ';
+              piece();
+            }
           }
-        }
-      }
       break;
   }
   out.write(s.data(), static_cast<std::streamsize>(s.size()));
 }
 
+namespace {
+// The configuration `apply` computes with: HF multiplies cos and sin by attention_factor
+// (LlamaRotaryEmbedding.forward, `cos = cos * self.attention_scaling`,
+// src/transformers/models/llama/modeling_llama.py); --no-scale-cos-sin gives the unit rotation,
+// an explicit attention factor of 1 (only yarn and longrope have another).
+rope_config rotation_config(rope_config c, bool scale_cos_sin) {
+  if (!scale_cos_sin &&
+      (c.scaling.type == scaling_type::yarn || c.scaling.type == scaling_type::longrope))
+    c.scaling.attention_factor = 1.0;
+  return c;
+}
+
+void write_npy(const std::string& path, const apply_result& r) {
+  const void* data = r.dtype == npy_dtype::f32 ? static_cast<const void*>(r.y.data())
+                                               : static_cast<const void*>(r.y16.data());
+  write_output_file(path, npy_file_bytes(r.dtype, r.shape, data));
+}
+}  // namespace
+
 int run_apply(const invocation& inv, std::ostream& out) {
   require_valid_isa_request();
-  const apply_input in =
-      load_apply_input(*inv.input, inv.max_input_bytes.value_or(max_apply_file_bytes),
-                       inv.max_elements.value_or(max_apply_elements));
+  const std::uint64_t max_bytes = inv.max_input_bytes.value_or(max_apply_file_bytes);
+  const std::uint64_t max_elements = inv.max_elements.value_or(max_apply_elements);
+  const apply_flags& a = inv.apply;
+  apply_input q = load_apply_input(*inv.input, max_bytes, max_elements, a.order);
+  if (a.position_ids) {
+    if (q.positions_given)
+      invalid("posenc: " + printable(*inv.input) +
+              ": \"positions\" and --position-ids conflict; give one");
+    load_position_ids(q, *a.position_ids, max_bytes, max_elements);
+  }
+  std::optional<apply_input> k;
+  if (a.input_k) {
+    k = load_apply_input(*a.input_k, max_bytes, max_elements, a.order);
+    const std::string shown = printable(*a.input_k);
+    if (k->positions_given)
+      invalid("posenc: " + shown + ": k takes the positions of --input (or --position-ids)");
+    if (k->batch != q.batch || k->tokens != q.tokens || k->head_dim != q.head_dim)
+      invalid("posenc: " + shown + ": k must have q's batch, tokens and head_dim (" +
+              std::to_string(q.batch) + ", " + std::to_string(q.tokens) + ", " +
+              std::to_string(q.head_dim) + "); its heads may differ");
+    k->positions = q.positions;
+  }
   invocation with_dim = inv;
   if (!inv.preset && !inv.hf_config && !inv.flags.head_dim)
-    with_dim.flags.head_dim = static_cast<std::uint32_t>(in.head_dim);
+    with_dim.flags.head_dim = static_cast<std::uint32_t>(q.head_dim);
   const resolved_config rc = configure(with_dim);
-  const apply_result r = compute_apply(rc.config(), in, inv.seq_len);
-  write_apply(out, r, inv.format);
+  const rope_config c = rotation_config(rc.config(), a.scale_cos_sin);
+  // HF's seq_len unless --seq-len gives one.
+  const std::uint64_t seq_len = inv.seq_len_given ? inv.seq_len : hf_seq_len(q);
+  const apply_result rq = compute_apply(c, q, seq_len);
+  std::optional<apply_result> rk;
+  if (k) rk = compute_apply(c, *k, seq_len);
+  if (a.output) {
+    write_npy(*a.output, rq);
+    if (rk) write_npy(*a.output_k, *rk);
+    return exit_ok;
+  }
+  write_apply(out, rq, inv.format, rk ? &*rk : nullptr);
   return exit_ok;
 }
 

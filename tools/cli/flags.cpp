@@ -69,6 +69,16 @@ void truncate(invocation& inv, const flag_value&) {
   inv.flags.truncate = On;
 }
 
+template <bool On>
+void scale_cos_sin(invocation& inv, const flag_value&) {
+  inv.apply.scale_cos_sin = On;
+}
+
+void seq_len(invocation& inv, const flag_value& v) {
+  inv.seq_len = v.integer;
+  inv.seq_len_given = true;
+}
+
 // --preset and --hf-config: the configuration the flags are laid over, one at most.
 template <std::optional<std::string> invocation::*Source>
 void source(invocation& inv, const flag_value& v) {
@@ -168,15 +178,28 @@ constexpr flag table[] = {
      config, {{{"a,b,...", ""}}}},
 
     {"--seq-len", integer(0, std::uint64_t{1} << 53, "a non-negative integer (at most 2^53)"),
-     to<&invocation::seq_len>,
+     seq_len,
      run, {{{"N", "HF's seq_len (dynamic: grows the base past\n"
                   "max_position_embeddings; longrope: long factors past the\n"
-                  "original context); default none"}}}},
+                  "original context); default none (apply: max position + 1)"}}}},
     {"--positions", text(), positions,
      run, {{{"A:B", "table: positions A to B-1"},
             {"p1,p2,...", "accuracy: the positions (each below 2^32, at most 4096)"}}}},
     {"--input", nonempty("a file name"), to<&invocation::input>,
-     run, {{{"FILE", "apply: the input JSON file"}}}},
+     run, {{{"FILE", "apply: the input tensor (x or q), JSON or .npy"}}}},
+    {"--input-k", nonempty("a file name"), to<&invocation::apply, &apply_flags::input_k>,
+     run, {{{"FILE", "apply: k, rotated with the same positions"}}}},
+    {"--position-ids", nonempty("a file name"), to<&invocation::apply, &apply_flags::position_ids>,
+     run, {{{"FILE", "apply: .npy int32/int64 [tokens] or [batch, tokens]"}}}},
+    {"--shape-order", choice(shape_order_names), to<&invocation::apply, &apply_flags::order>,
+     run, {{{"", "apply: the input's dimensions (3-D: THD; 4-D: required)"}}}},
+    {"--output", nonempty("a file name"), to<&invocation::apply, &apply_flags::output>,
+     run, {{{"FILE", "apply: write the result as .npy"}}}},
+    {"--output-k", nonempty("a file name"), to<&invocation::apply, &apply_flags::output_k>,
+     run, {{{"FILE", "apply: write k's result as .npy"}}}},
+    {"--no-scale-cos-sin", no_value(), scale_cos_sin<false>,
+     run, {{{"", "apply: cos, sin without the attention factor, or with it (HF)"}}}},
+    {"--scale-cos-sin", no_value(), scale_cos_sin<true>, same_line},
     {"--format", choice(format_names), format,
      run, {{{"", "output format (default json)"}}}},
     {"--work-limit", integer(1, UINT64_MAX, "a positive integer"), to<&invocation::work_limit>,

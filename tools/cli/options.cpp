@@ -240,6 +240,30 @@ void check_limit_flags(const invocation& inv) {
         "fixed depth of 2)");
 }
 
+// apply's own flags belong to it; --output-k and --input-k go together, and with --output the
+// results of both tensors are files.
+void check_apply_flags(const invocation& inv) {
+  const apply_flags& a = inv.apply;
+  const bool any =
+      a.input_k || a.output || a.output_k || a.position_ids || a.order || !a.scale_cos_sin;
+  if (inv.cmd != command::apply) {
+    if (any)
+      usage_error(
+          "posenc: --input-k, --output, --output-k, --position-ids, --shape-order and "
+          "--no-scale-cos-sin are for the apply command");
+    return;
+  }
+  if (a.output && inv.analysis.format_given)
+    usage_error("posenc: --format and --output conflict (--output writes .npy)");
+  if (a.output_k && !a.input_k) usage_error("posenc: --output-k needs --input-k");
+  if (a.input_k && a.output.has_value() != a.output_k.has_value())
+    usage_error("posenc: with --input-k, give both --output and --output-k, or neither");
+  if (a.input_k && !a.output && inv.format != output_format::json)
+    usage_error(
+        "posenc: --format csv and text print one tensor; with --input-k use json or "
+        "--output/--output-k");
+}
+
 }  // namespace
 
 invocation parse_args(std::span<const std::string_view> args) {
@@ -282,6 +306,7 @@ invocation parse_args(std::span<const std::string_view> args) {
   if (inv.cmd != command::apply && inv.input)
     usage_error("posenc: --input is for the apply command only");
   check_limit_flags(inv);
+  check_apply_flags(inv);
   return inv;
 }
 

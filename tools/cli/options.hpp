@@ -87,6 +87,19 @@ struct accuracy_flags {
   std::vector<std::uint64_t> positions;  // --positions p1,p2,... (accuracy only)
 };
 
+// Flags of `apply` (tools/cli/apply.hpp). THD: [tokens, heads, head_dim]; BHTD: [batch, heads,
+// tokens, head_dim] (HF's query_states); BTHD: [batch, tokens, heads, head_dim].
+enum class shape_order : std::uint8_t { thd, bhtd, bthd };
+inline constexpr name_table<shape_order, 3> shape_order_names{{"THD", "BHTD", "BTHD"}};
+struct apply_flags {
+  std::optional<std::string> input_k;       // --input-k FILE: k, with the same positions
+  std::optional<std::string> output;        // --output FILE: the result as .npy
+  std::optional<std::string> output_k;      // --output-k FILE: k's result as .npy
+  std::optional<std::string> position_ids;  // --position-ids FILE: [tokens] or [batch, tokens]
+  std::optional<shape_order> order;         // --shape-order
+  bool scale_cos_sin = true;                // false: --no-scale-cos-sin
+};
+
 // Flags of decay, dials, ramp and check (tools/cli/analysis.hpp).
 struct analysis_flags {
   std::optional<std::uint64_t> max_distance;  // decay, check --max-distance N
@@ -101,6 +114,7 @@ struct invocation {
   output_format format = output_format::json;
   std::optional<position_range> positions;  // table only
   std::uint64_t seq_len = 0;                // HF's seq_len; 0 = none
+  bool seq_len_given = false;               // --seq-len appeared (apply: else max position + 1)
   std::optional<std::string> preset;
   std::optional<std::string> hf_config;
   std::optional<std::string> input;  // apply only: the input JSON file
@@ -109,6 +123,7 @@ struct invocation {
   additive_flags additive;           // alibi and sinusoidal only
   emit_flags emit;                   // emit only
   accuracy_flags accuracy;           // accuracy only
+  apply_flags apply;                 // apply only
   analysis_flags analysis;           // decay, dials, ramp, check
 
   // --work-limit N: the work budget of accuracy, decay and check (accuracy.hpp, analysis.hpp).
