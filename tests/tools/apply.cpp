@@ -351,7 +351,8 @@ TEST_CASE("apply and --hf-config: the input limits, each overridable by a flag",
     CHECK(r.out.empty());
   }
   CHECK(run_cli({"freqs", "--head-dim", "8", "--max-input-bytes", "100"}).err ==
-        "posenc: --max-input-bytes limits the file of --input or --hf-config; give one\n");
+        "posenc: --max-input-bytes limits the file of --input, --hf-config or --gguf; give "
+        "one\n");
   CHECK(run_cli({"freqs", "--head-dim", "8", "--work-limit", "100"}).err ==
         "posenc: --work-limit is for the accuracy, decay and check commands (the other "
         "commands have fixed limits)\n");

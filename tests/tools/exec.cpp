@@ -261,7 +261,7 @@ TEST_CASE("bad input: non-zero exit, one line on stderr, nothing on stdout", "[e
       {{"freqs", "--preset", "no-such-model"}, 2, ""},
       {{"freqs", "--hf-config", tools_data("llama3.json"), "--preset", "llama-3.1-8b"},
        2,
-       "posenc: give at most one --preset or --hf-config"},
+       "posenc: give at most one --preset, --hf-config or --gguf"},
   };
   for (const bad_case& c : cases) {
     const process_result r = posenc_cli(c.args);

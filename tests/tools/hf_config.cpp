@@ -5,6 +5,7 @@
 
 #include <posenc/frequencies/rope.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -235,10 +236,6 @@ TEST_CASE("broken config files give one line naming the file and the field", "[h
   CHECK(parse_error(R"({"head_dim": 64, "rope_scaling": {"rope_type": "longrope",
                         "short_factor": [1, "x"], "long_factor": [1]}})") ==
         "posenc: c.json: rope_scaling.short_factor must be a list of numbers");
-  CHECK(parse_error(R"({"head_dim": 64, "rope_parameters": {"full_attention":
-                        {"rope_type": "default"}}})") ==
-        "posenc: c.json: rope_parameters.full_attention is a per-layer-type entry; such configs "
-        "are not supported");
   // the library's rules, in its words
   CHECK(parse_error(R"({"head_dim": 64, "rope_theta": 1})") ==
         posenc::message(posenc::rope_error::base));
@@ -263,4 +260,160 @@ TEST_CASE("unreadable files", "[hf_config]") {
   const std::string dir_error = error_of(POSENC_TOOLS_DATA);
   CHECK(dir_error.starts_with("posenc: "));
   CHECK(dir_error.find('\n') == std::string::npos);
+}
+
+namespace {
+// Whether two configurations are the same, field by field.
+bool same_config(const rope_config& a, const rope_config& b) {
+  const posenc::rope_scaling& s = a.scaling;
+  const posenc::rope_scaling& t = b.scaling;
+  return a.head_dim == b.head_dim && a.rotary_dim == b.rotary_dim && a.base == b.base &&
+         a.layout == b.layout && s.type == t.type && s.factor == t.factor &&
+         s.original_max_position_embeddings == t.original_max_position_embeddings &&
+         s.max_position_embeddings == t.max_position_embeddings && s.beta_fast == t.beta_fast &&
+         s.beta_slow == t.beta_slow && s.truncate == t.truncate && s.mscale == t.mscale &&
+         s.mscale_all_dim == t.mscale_all_dim && s.attention_factor == t.attention_factor &&
+         s.low_freq_factor == t.low_freq_factor && s.high_freq_factor == t.high_freq_factor &&
+         std::equal(s.short_factor.begin(), s.short_factor.end(), t.short_factor.begin(),
+                    t.short_factor.end()) &&
+         std::equal(s.long_factor.begin(), s.long_factor.end(), t.long_factor.begin(),
+                    t.long_factor.end());
+}
+
+resolved_config load_layer(const char* name, const std::string& layer_type,
+                           config_keys* keys = nullptr) {
+  return resolve(load_hf_config(tools_data(name), max_config_bytes, max_config_depth,
+                                source_options{layer_type}, keys));
+}
+
+// The message of the usage error (exit 2) that reading `text` with `layer_type` throws.
+std::string layer_error(const std::string& text, const std::string& layer_type) {
+  return posenc_test::cli_error_message(
+      exit_usage, [&] { parse_hf_config(text, "c.json", source_options{layer_type}); });
+}
+}  // namespace
+
+TEST_CASE("transformers v5 rope_parameters give the configuration of their v4 equivalents",
+          "[hf_config][v5]") {
+  // Llama 3.1: rope_parameters with rope_theta inside == rope_scaling beside rope_theta
+  CHECK(same_config(load("llama3_v5.json").config(), load("llama3.json").config()));
+  CHECK(load("llama3_v5.json").config().base == 500000.0);
+  CHECK(load("llama3_v5.json").config().scaling.type == scaling_type::llama3);
+
+  // Gemma 3 (text_config of a multimodal config): v4's rope_theta, rope_local_base_freq and
+  // rope_scaling == v5's per-layer-type dict == v5 as saved (entries without rope_theta)
+  for (const char* type : {"full_attention", "sliding_attention"}) {
+    INFO(type);
+    const rope_config v4 = load_layer("gemma3_v4.json", type).config();
+    const rope_config v5 = load_layer("gemma3_v5.json", type).config();
+    const rope_config saved = load_layer("gemma3_v5_saved.json", type).config();
+    CHECK(same_config(v4, v5));
+    CHECK(same_config(v4, saved));
+    CHECK(v4.head_dim == 256u);
+    CHECK(v4.rotary_dim == 256u);
+  }
+  const rope_config full = load_layer("gemma3_v5.json", "full_attention").config();
+  CHECK(full.base == 1e6);
+  CHECK(full.scaling.type == scaling_type::linear);
+  CHECK(full.scaling.factor == 8.0);
+  const rope_config local = load_layer("gemma3_v4.json", "sliding_attention").config();
+  CHECK(local.base == 1e4);
+  CHECK(local.scaling.type == scaling_type::none);
+  // the two layer types differ (the comparison above is not vacuous)
+  CHECK_FALSE(same_config(full, local));
+
+  // a per-layer-type dict with one entry needs no --layer-type; a flat dict without rope_type is
+  // the default rope (v5 standardization)
+  rope_config c = resolve(parse_hf_config(R"({"head_dim": 64, "rope_parameters":
+      {"sliding_attention": {"rope_type": "linear", "factor": 2, "rope_theta": 5e5}}})",
+                                          "c.json"))
+                      .config();
+  CHECK(c.scaling.type == scaling_type::linear);
+  CHECK(c.base == 5e5);
+  c = resolve(
+          parse_hf_config(R"({"head_dim": 64, "rope_parameters": {"rope_theta": 2e4}})", "c.json"))
+          .config();
+  CHECK(c.scaling.type == scaling_type::none);
+  CHECK(c.base == 2e4);
+  // a flat config takes --layer-type when its layer_types declare it
+  c = resolve(parse_hf_config(R"({"head_dim": 64, "layer_types": ["full_attention"]})", "c.json",
+                              source_options{"full_attention"}))
+          .config();
+  CHECK(c.head_dim == 64u);
+}
+
+TEST_CASE("per-layer-type errors name the layer types", "[hf_config][v5]") {
+  const std::string gemma = R"({"head_dim": 64, "rope_parameters": {
+      "full_attention": {"rope_type": "linear", "factor": 8},
+      "sliding_attention": {"rope_type": "default"}}})";
+  CHECK(layer_error(gemma, "") ==
+        "posenc: c.json: the rope parameters differ by layer type (full_attention, "
+        "sliding_attention); choose one with --layer-type");
+  CHECK(layer_error(gemma, "chunked_attention") ==
+        "posenc: c.json: no layer type 'chunked_attention' in the rope parameters "
+        "(full_attention, sliding_attention)");
+  const std::string gemma_v4 =
+      R"({"head_dim": 64, "rope_theta": 1e6, "rope_local_base_freq": 1e4})";
+  CHECK(layer_error(gemma_v4, "") ==
+        "posenc: c.json: the rope parameters differ by layer type (full_attention, "
+        "sliding_attention); choose one with --layer-type");
+  CHECK(layer_error(R"({"head_dim": 64})", "sliding_attention") ==
+        "posenc: c.json: no layer type 'sliding_attention' (the file has one rope configuration "
+        "for all layers)");
+  CHECK(layer_error(R"({"head_dim": 64, "layer_types": ["full_attention"]})", "sliding") ==
+        "posenc: c.json: no layer type 'sliding' (the file has one rope configuration for all "
+        "layers, layer types full_attention)");
+  CHECK(parse_error(R"({"head_dim": 64, "rope_parameters": {"full_attention": null}})") ==
+        "posenc: c.json: rope_parameters.full_attention is null: layers of this type have no "
+        "RoPE");
+  CHECK(parse_error(R"({"head_dim": 64, "rope_parameters": {"rope_type": "default",
+                        "full_attention": {"rope_type": "default"}}})") ==
+        "posenc: c.json: rope_parameters.full_attention is a per-layer-type entry beside plain "
+        "rope parameters");
+}
+
+TEST_CASE("the keys read and not read; warnings for rope keys not understood",
+          "[hf_config][keys]") {
+  auto keys_of = [](const std::string& text, const std::string& layer_type = "") {
+    config_keys k;
+    parse_hf_config(text, "c.json", source_options{layer_type}, &k);
+    return k;
+  };
+  using strings = std::vector<std::string>;
+  // Gemma 3 v4 read for its full-attention layers: rope_local_base_freq is understood (the other
+  // layer type's), not warned about
+  config_keys k = keys_of(R"({"head_dim": 64, "rope_theta": 1e6, "rope_local_base_freq": 1e4,
+                              "rope_scaling": {"rope_type": "linear", "factor": 8},
+                              "vocab_size": 262208})",
+                          "full_attention");
+  CHECK(k.used == strings{"head_dim", "rope_scaling", "rope_theta", "rope_scaling.factor",
+                          "rope_scaling.rope_type"});
+  CHECK(k.unused == strings{"rope_local_base_freq", "vocab_size"});
+  CHECK(k.warnings.empty());
+  k = keys_of(R"({"head_dim": 64, "rope_theta": 1e6, "rope_local_base_freq": 1e4,
+                  "rope_scaling": {"rope_type": "linear", "factor": 8}})",
+              "sliding_attention");
+  CHECK(k.used == strings{"head_dim", "rope_local_base_freq"});
+  CHECK(k.warnings.empty());
+  // a rope key nobody reads, at the top level and in the rope dict, each warned once by name
+  k = keys_of(R"({"head_dim": 64, "rope_ntk_alpha": 2,
+                  "rope_scaling": {"type": "linear", "factor": 2, "mrope_section": [16, 24, 24],
+                                   "original_max_position_embeddings": 4096}})");
+  CHECK(k.warnings ==
+        strings{"posenc: warning: c.json: rope key rope_ntk_alpha is not used",
+                "posenc: warning: c.json: rope key rope_scaling.mrope_section is not used",
+                "posenc: warning: c.json: rope key "
+                "rope_scaling.original_max_position_embeddings is not used"});
+  // rope_scaling beside rope_parameters is not read; the other layer types' entries are listed
+  k = keys_of(R"({"head_dim": 64, "rope_scaling": {"type": "linear", "factor": 2},
+                  "rope_parameters": {"rope_type": "default"}})");
+  CHECK(k.warnings == strings{"posenc: warning: c.json: rope key rope_scaling is not used"});
+  k = keys_of(R"({"head_dim": 64, "rope_parameters": {"full_attention": {"rope_type": "default"},
+                  "sliding_attention": {"rope_type": "default", "rope_theta": 1e4}}})",
+              "sliding_attention");
+  CHECK(k.used == strings{"head_dim", "rope_parameters", "rope_parameters.sliding_attention",
+                          "rope_parameters.sliding_attention.rope_theta",
+                          "rope_parameters.sliding_attention.rope_type"});
+  CHECK(k.unused == strings{"rope_parameters.full_attention"});
+  CHECK(k.warnings.empty());
 }

@@ -165,9 +165,9 @@ TEST_CASE("help, version, sources", "[options]") {
   inv = parse({"table", "--positions", "0:1", "--hf-config=config.json"});
   CHECK(inv.hf_config == "config.json");
   CHECK(usage_message({"freqs", "--preset", "a", "--hf-config", "b"}) ==
-        "posenc: give at most one --preset or --hf-config");
+        "posenc: give at most one --preset, --hf-config or --gguf");
   CHECK(usage_message({"freqs", "--preset", "a", "--preset", "b"}) ==
-        "posenc: give at most one --preset or --hf-config");
+        "posenc: give at most one --preset, --hf-config or --gguf");
 }
 
 TEST_CASE("a flag's value is never another flag", "[options]") {
@@ -292,7 +292,7 @@ TEST_CASE("one row per command and per flag", "[options]") {
     CHECK(std::ranges::count(flag_names, f.name) == 0);
     flag_names.push_back(f.name);
   }
-  CHECK(flag_names.size() == 52u);  // and --help, -h (help_flags)
+  CHECK(flag_names.size() == 55u);  // and --help, -h (help_flags)
 }
 
 TEST_CASE("the words of the enums", "[options]") {

@@ -79,10 +79,11 @@ void seq_len(invocation& inv, const flag_value& v) {
   inv.seq_len_given = true;
 }
 
-// --preset and --hf-config: the configuration the flags are laid over, one at most.
+// --preset, --hf-config and --gguf: the configuration the flags are laid over, one at most.
 template <std::optional<std::string> invocation::*Source>
 void source(invocation& inv, const flag_value& v) {
-  if (inv.preset || inv.hf_config) usage_error("posenc: give at most one --preset or --hf-config");
+  if (inv.preset || inv.hf_config || inv.gguf)
+    usage_error("posenc: give at most one --preset, --hf-config or --gguf");
   inv.*Source = std::string(v.text);
 }
 
@@ -134,6 +135,11 @@ constexpr flag table[] = {
      config, {{{"NAME", "a published model's configuration"}}}},
     {"--hf-config", nonempty("a file name"), source<&invocation::hf_config>,
      config, {{{"FILE", "a Hugging Face config.json"}}}},
+    {"--gguf", nonempty("a file name"), source<&invocation::gguf>,
+     config, {{{"FILE", "a llama.cpp GGUF file (its metadata only)"}}}},
+    {"--layer-type", nonempty("a layer type"), to<&invocation::layer_type>,
+     config, {{{"T", "--hf-config: the rope parameters of layer type T\n"
+                     "(e.g. sliding_attention)"}}}},
     {"--head-dim", integer(1, UINT32_MAX, "a positive integer", max_head_dim),
      to<&invocation::flags, &config_draft::head_dim>,
      config, {{{"D", "head dimension (at most 65536)"}}}},
@@ -205,11 +211,14 @@ constexpr flag table[] = {
     {"--work-limit", integer(1, UINT64_MAX, "a positive integer"), to<&invocation::work_limit>,
      run, {{{"N", "accuracy, decay, check: the work budget (docs/cli.md)"}}}},
     {"--max-input-bytes", integer(1, max_input_bytes_limit), to<&invocation::max_input_bytes>,
-     run, {{{"N", "the largest --input / --hf-config file (default 1 GiB / 16 MiB)"}}}},
+     run, {{{"N", "the largest --input / --hf-config file, the most of\n"
+                  "--gguf read (default 1 GiB / 16 MiB / 64 MiB)"}}}},
     {"--max-elements", integer(1, max_elements_limit), to<&invocation::max_elements>,
      run, {{{"N", "apply: the most numbers in x (default 2^24)"}}}},
     {"--max-depth", integer(1, max_depth_limit), to<&invocation::max_depth>,
      run, {{{"N", "--hf-config: the deepest nesting (default 64)"}}}},
+    {"--verbose", no_value(), to<&invocation::verbose>,
+     run, {{{"", "--hf-config, --gguf: the keys used and not used, on stderr"}}}},
 
     // alibi
     {"--heads", integer(1, max_alibi_heads), to<&invocation::additive, &additive_flags::heads>},

@@ -2,11 +2,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <iterator>
 #include <limits>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -20,18 +22,28 @@ namespace {
 using json = nlohmann::json;
 
 // Field readers over one JSON object. `prefix` names the object in messages ("rope_scaling.").
+// Every member found is recorded in `used` (its dotted path), for the listing of the keys read.
 class fields {
  public:
-  fields(const json& object, std::string source, std::string prefix)
-      : obj_(object), source_(std::move(source)), prefix_(std::move(prefix)) {}
+  fields(const json& object, std::string source, std::string prefix,
+         std::set<std::string>* used = nullptr)
+      : obj_(object), source_(std::move(source)), prefix_(std::move(prefix)), used_(used) {}
 
   // The member, or nullptr when absent or null.
   const json* find(const char* key) const {
     const auto it = obj_.find(key);
     if (it == obj_.end() || it->is_null()) return nullptr;
+    if (used_ != nullptr) used_->insert(prefix_ + key);
     return &*it;
   }
-  bool has(const char* key) const { return find(key) != nullptr; }
+  const std::string& prefix() const { return prefix_; }
+  const std::string& source() const { return source_; }
+  std::set<std::string>* used() const { return used_; }
+  // Whether the member is present and not null (not recorded: only what is read counts as used).
+  bool has(const char* key) const {
+    const auto it = obj_.find(key);
+    return it != obj_.end() && !it->is_null();
+  }
 
   [[noreturn]] void fail(const char* key, const char* what) const {
     invalid("posenc: " + source_ + ": " + prefix_ + key + " " + what);
@@ -103,6 +115,7 @@ class fields {
   const json& obj_;
   std::string source_;
   std::string prefix_;
+  std::set<std::string>* used_;
 };
 
 scaling_type scaling_from_name(const std::string& name, const fields& rope, const char* key) {
@@ -119,33 +132,46 @@ scaling_type scaling_from_name(const std::string& name, const fields& rope, cons
   rope.fail(key, what.c_str());
 }
 
-void read_scaling(const fields& top, const json& rope_obj, const char* rope_key,
-                  const std::string& source, config_draft& d) {
-  const fields rope(rope_obj, source, std::string(rope_key) + ".");
+// The rope dict of the chosen layer type. `object` is null when there is none (no scaling).
+struct rope_choice {
+  const json* object = nullptr;
+  std::string name;                 // its path: "rope_scaling", "rope_parameters.full_attention"
+  bool v5 = false;                  // from rope_parameters: a missing rope_type means default
+  bool gemma3_local = false;        // v4 Gemma 3's sliding layers: rope_local_base_freq, no scaling
+  std::string layer_type;           // the chosen layer type ("" when the file has none)
+  const json* per_layer = nullptr;  // the dict of per-layer-type entries, if any
+  std::string per_layer_name;
+};
+
+void read_scaling(const fields& top, const rope_choice& choice, config_draft& d) {
+  if (choice.object == nullptr) {
+    d.scaling = scaling_type::none;
+    return;
+  }
+  const fields rope(*choice.object, top.source(), choice.name + ".", top.used());
   const char* type_key = rope.has("rope_type") ? "rope_type" : "type";
   const auto type_name = rope.string(type_key);
   if (!type_name) {
-    // v5 rope_parameters always carries a rope_type; a dict of dicts is per layer type (Gemma 3).
-    for (const auto& [k, v] : rope_obj.items())
-      if (v.is_object())
-        rope.fail(printable(k).c_str(),
-                  "is a per-layer-type entry; such configs are not supported");
-    if (std::string_view(rope_key) == "rope_parameters") {
+    // v5 standardizes a missing rope_type to "default" (standardize_rope_params).
+    if (choice.v5) {
       d.scaling = scaling_type::none;
       return;
     }
-    invalid("posenc: " + source + ": " + rope_key + " has no \"rope_type\" or \"type\"");
+    invalid("posenc: " + top.source() + ": " + choice.name + " has no \"rope_type\" or \"type\"");
   }
   const scaling_type t = scaling_from_name(*type_name, rope, type_key);
   d.scaling = t;
   if (t == scaling_type::none) return;
 
-  const auto top_original = top.positive_int("original_max_position_embeddings");
-  const auto rope_original = rope.positive_int("original_max_position_embeddings");
+  // Read only by the types that use it, so that the key listing says where it was not used.
+  const auto original = [&] {
+    const auto in_rope = rope.positive_int("original_max_position_embeddings");
+    return in_rope ? in_rope : top.positive_int("original_max_position_embeddings");
+  };
   d.factor = rope.number("factor");
   switch (t) {
     case scaling_type::yarn:
-      d.original_max_position_embeddings = rope_original ? rope_original : top_original;
+      d.original_max_position_embeddings = original();
       d.beta_fast = rope.truthy_number("beta_fast");
       d.beta_slow = rope.truthy_number("beta_slow");
       d.truncate = rope.boolean("truncate");
@@ -154,7 +180,7 @@ void read_scaling(const fields& top, const json& rope_obj, const char* rope_key,
       d.attention_factor = rope.number("attention_factor");
       break;
     case scaling_type::llama3:
-      d.original_max_position_embeddings = rope_original ? rope_original : top_original;
+      d.original_max_position_embeddings = original();
       d.low_freq_factor = rope.number("low_freq_factor");
       d.high_freq_factor = rope.number("high_freq_factor");
       break;
@@ -164,12 +190,12 @@ void read_scaling(const fields& top, const json& rope_obj, const char* rope_key,
       if (!d.short_factor) rope.fail("short_factor", "is missing");
       if (!d.long_factor) rope.fail("long_factor", "is missing");
       d.attention_factor = rope.number("attention_factor");
-      if (top_original) {
+      if (const auto top_original = top.positive_int("original_max_position_embeddings")) {
         // HF v4 (Phi-3): the top-level value wins and factor = max / original.
         d.original_max_position_embeddings = top_original;
         d.factor.reset();
       } else {
-        d.original_max_position_embeddings = rope_original;
+        d.original_max_position_embeddings = rope.positive_int("original_max_position_embeddings");
       }
       break;
     default:
@@ -187,50 +213,190 @@ json::parser_callback_t depth_limit(const std::string& source, std::uint64_t max
   };
 }
 
-config_draft draft_of(const json& root, const std::string& source);
+config_draft draft_of(const json& root, const std::string& source, const source_options& options,
+                      config_keys* keys);
 }  // namespace
 
-config_draft parse_hf_config(std::string_view text, std::string_view source_name) {
+config_draft parse_hf_config(std::string_view text, std::string_view source_name,
+                             const source_options& options, config_keys* keys) {
   const std::string source = printable(source_name);
-  return draft_of(parse_json_object(text, source, depth_limit(source, max_config_depth)), source);
+  return draft_of(parse_json_object(text, source, depth_limit(source, max_config_depth)), source,
+                  options, keys);
 }
 
 config_draft load_hf_config(const std::string& path, std::uint64_t max_bytes,
-                            std::uint64_t max_depth) {
+                            std::uint64_t max_depth, const source_options& options,
+                            config_keys* keys) {
   const std::string source = printable(path);
   return draft_of(
       parse_json_file(path, max_bytes, byte_limit_text(max_bytes, max_config_bytes, "16 MiB"),
                       depth_limit(source, max_depth)),
-      source);
+      source, options, keys);
 }
 
 namespace {
-config_draft draft_of(const json& root, const std::string& source) {
-  const fields top(root, source, "");
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) {
+    if (!out.empty()) out += ", ";
+    out += printable(n);
+  }
+  return out;
+}
 
-  const json* rope_obj = nullptr;
+// The rope dict that applies to the chosen layer type. `known` receives the keys that are
+// understood but belong to other layer types (not warned about).
+rope_choice choose_rope(const fields& top, const json& model, const source_options& options,
+                        std::set<std::string>& known) {
+  const std::string& source = top.source();
+  const std::string& p = top.prefix();
+  rope_choice c;
   const char* rope_key = nullptr;
   for (const char* key : {"rope_parameters", "rope_scaling"}) {
     if (const json* v = top.find(key)) {
       if (!v->is_object()) top.fail(key, "must be an object or null");
-      rope_obj = v;
+      c.object = v;
       rope_key = key;
       break;
     }
   }
+  // The layer types the file declares (transformers' `layer_types`), if any.
+  std::vector<std::string> declared;
+  if (const auto it = model.find("layer_types"); it != model.end() && it->is_array())
+    for (const json& t : *it)
+      if (t.is_string()) declared.push_back(t.get<std::string>());
+
+  std::vector<std::string> types;  // per-layer-type entries, in file order
+  bool nested = false;
+  if (c.object != nullptr && std::string_view(rope_key) == "rope_parameters" &&
+      !c.object->empty()) {
+    std::size_t objects = 0;
+    for (const auto& [k, v] : c.object->items()) {
+      if (v.is_object() || v.is_null()) ++objects;
+      types.push_back(k);
+    }
+    nested = objects == c.object->size();
+    if (!nested && objects != 0)
+      for (const auto& [k, v] : c.object->items())
+        if (v.is_object())
+          invalid("posenc: " + source + ": " + p + "rope_parameters." + printable(k) +
+                  " is a per-layer-type entry beside plain rope parameters");
+  }
+  c.name = rope_key != nullptr ? p + rope_key : "";
+  c.v5 = rope_key != nullptr && std::string_view(rope_key) == "rope_parameters";
+  const bool gemma3_v4 = !nested && !c.v5 && top.has("rope_local_base_freq");
+  if (gemma3_v4) types = {"full_attention", "sliding_attention"};
+
+  if (!nested && !gemma3_v4) {
+    types.clear();
+    if (!options.layer_type.empty() &&
+        std::find(declared.begin(), declared.end(), options.layer_type) == declared.end())
+      usage_error("posenc: " + source + ": no layer type '" + printable(options.layer_type) +
+                  "' (the file has one rope configuration for all layers" +
+                  (declared.empty() ? std::string() : ", layer types " + joined(declared)) + ")");
+    c.layer_type = options.layer_type;
+    return c;
+  }
+
+  std::string chosen = options.layer_type;
+  if (chosen.empty()) {
+    if (types.size() != 1)
+      usage_error("posenc: " + source + ": the rope parameters differ by layer type (" +
+                  joined(types) + "); choose one with --layer-type");
+    chosen = types.front();
+  } else if (std::find(types.begin(), types.end(), chosen) == types.end()) {
+    usage_error("posenc: " + source + ": no layer type '" + printable(chosen) +
+                "' in the rope parameters (" + joined(types) + ")");
+  }
+  c.layer_type = chosen;
+  if (gemma3_v4) {
+    if (chosen == "sliding_attention") {
+      top.used()->erase(c.name);
+      known.insert(c.name);
+      known.insert(p + "rope_theta");
+      c.object = nullptr;
+      c.gemma3_local = true;
+    } else {
+      known.insert(p + "rope_local_base_freq");
+    }
+    return c;
+  }
+  c.per_layer = c.object;
+  c.per_layer_name = c.name + ".";
+  for (const std::string& t : types)
+    if (t != chosen) known.insert(c.name + "." + t);
+  top.used()->insert(c.name + "." + chosen);
+  const json& entry = (*c.object)[chosen];
+  if (entry.is_null())
+    invalid("posenc: " + source + ": " + c.name + "." + printable(chosen) +
+            " is null: layers of this type have no RoPE");
+  c.object = &entry;
+  c.name += "." + chosen;
+  return c;
+}
+
+// The keys of `object` (path prefix `prefix`) that were not used: listed in `keys`, and warned
+// about when they are rope keys not understood (every key of the rope dict, and top-level keys
+// named rope_* or *rotary*).
+void list_keys(const json& object, const std::string& prefix, const std::set<std::string>& used,
+               const std::set<std::string>& known, bool all_rope, const std::string& source,
+               config_keys& keys) {
+  for (const auto& [k, v] : object.items()) {
+    const std::string path = prefix + k;
+    if (used.count(path) != 0) {
+      keys.used.push_back(path);
+      continue;
+    }
+    keys.unused.push_back(path);
+    if (known.count(path) != 0 || v.is_null()) continue;
+    if (all_rope || k.find("rope") != std::string::npos || k.find("rotary") != std::string::npos)
+      keys.warnings.push_back("posenc: warning: " + source + ": rope key " + printable(path) +
+                              " is not used");
+  }
+}
+
+config_draft draft_of(const json& root, const std::string& source, const source_options& options,
+                      config_keys* keys) {
+  std::set<std::string> used;
+  std::set<std::string> known;
+  // Multimodal configs (Gemma 3 4B and up, Llama 4, Qwen2-VL ...) keep the language model's
+  // fields under text_config (transformers' PretrainedConfig.get_text_config).
+  const json* model = &root;
+  std::string prefix;
+  if (const auto it = root.find("text_config");
+      it != root.end() && it->is_object() && !root.contains("head_dim") &&
+      !root.contains("hidden_size") && !root.contains("num_attention_heads")) {
+    model = &*it;
+    prefix = "text_config.";
+    used.insert("text_config");
+  }
+  const fields top(*model, source, prefix, &used);
+
+  const rope_choice choice = choose_rope(top, *model, options, known);
+  std::optional<fields> rope;
+  if (choice.object != nullptr) rope.emplace(*choice.object, source, choice.name + ".", &used);
 
   config_draft d;
-  std::optional<fields> rope;
-  if (rope_obj) rope.emplace(*rope_obj, source, std::string(rope_key) + ".");
 
-  // base
+  // base; a per-layer-type entry without rope_theta takes the top-level one (HF v5
+  // standardize_rope_params), for Gemma 3's sliding layers rope_local_base_freq
+  // (configuration_gemma3.py).
+  const bool local = choice.gemma3_local ||
+                     (choice.layer_type == "sliding_attention" && top.has("rope_local_base_freq"));
   if (rope && rope->has("rope_theta")) {
     d.base = rope->number("rope_theta");
+  } else if (local) {
+    d.base = top.number("rope_local_base_freq");
+    known.insert(prefix + "rope_theta");
   } else if (top.has("rope_theta")) {
     d.base = top.number("rope_theta");
   } else {
     d.base = top.number("rotary_emb_base");
   }
+  // Understood, though not used here: the base of the other layer type, a top-level rope_theta
+  // that the rope dict's overrides.
+  if (!choice.layer_type.empty()) known.insert(prefix + "rope_local_base_freq");
+  if (rope && rope->has("rope_theta")) known.insert(prefix + "rope_theta");
 
   // head_dim; DeepSeek's multi-head latent attention rotates a qk_rope_head_dim slice only.
   if (top.has("qk_rope_head_dim")) {
@@ -269,17 +435,31 @@ config_draft draft_of(const json& root, const std::string& source) {
   }
 
   // layout: GPT-J (rotate_every_two) and DeepSeek-V2/V3 (their rope slice) rotate interleaved
-  // pairs; HF models otherwise rotate halves.
-  if (const auto model_type = top.string("model_type");
-      model_type &&
-      (*model_type == "gptj" || *model_type == "deepseek_v2" || *model_type == "deepseek_v3"))
+  // pairs; HF models otherwise rotate halves. DeepSeek-V3's rope_interleave says which
+  // (transformers, models/deepseek_v3/modeling_deepseek_v3.py).
+  if (const auto interleave = top.boolean("rope_interleave")) {
+    d.layout = *interleave ? rope_layout::interleaved : rope_layout::half;
+  } else if (const auto model_type = top.string("model_type");
+             model_type && (*model_type == "gptj" || *model_type == "deepseek_v2" ||
+                            *model_type == "deepseek_v3")) {
     d.layout = rope_layout::interleaved;
+  }
 
   d.max_position_embeddings = top.positive_int("max_position_embeddings");
-  if (rope_obj)
-    read_scaling(top, *rope_obj, rope_key, source, d);
-  else
-    d.scaling = scaling_type::none;
+  read_scaling(top, choice, d);
+
+  if (keys != nullptr) {
+    *keys = {};
+    if (!prefix.empty()) {
+      keys->used.push_back("text_config");
+      for (const auto& [k, v] : root.items())
+        if (k != "text_config") keys->unused.push_back(k);
+    }
+    list_keys(*model, prefix, used, known, false, source, *keys);
+    if (choice.per_layer != nullptr)
+      list_keys(*choice.per_layer, choice.per_layer_name, used, known, true, source, *keys);
+    if (rope) list_keys(*choice.object, choice.name + ".", used, known, true, source, *keys);
+  }
   return d;
 }
 }  // namespace

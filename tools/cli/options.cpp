@@ -137,7 +137,8 @@ void check_additive_flags(invocation& inv) {
   if (inv.cmd == command::alibi || inv.cmd == command::sinusoidal) {
     config_draft allowed;  // none, or sinusoidal's --base B
     if (inv.cmd == command::sinusoidal) allowed.base = inv.flags.base;
-    if (inv.flags != allowed || inv.preset || inv.hf_config || inv.seq_len != 0 || inv.input)
+    if (inv.flags != allowed || inv.preset || inv.hf_config || inv.gguf || inv.layer_type ||
+        inv.verbose || inv.seq_len != 0 || inv.input)
       usage_error("posenc: " + std::string(command_of(inv.cmd).name) +
                   " takes no RoPE configuration flags");
     if (inv.cmd == command::alibi) {
@@ -230,8 +231,15 @@ void check_limit_flags(const invocation& inv) {
     usage_error(
         "posenc: --work-limit is for the accuracy, decay and check commands (the other commands "
         "have fixed limits)");
-  if (inv.max_input_bytes && !inv.input && !inv.hf_config)
-    usage_error("posenc: --max-input-bytes limits the file of --input or --hf-config; give one");
+  if (inv.max_input_bytes && !inv.input && !inv.hf_config && !inv.gguf)
+    usage_error(
+        "posenc: --max-input-bytes limits the file of --input, --hf-config or --gguf; give one");
+  if (inv.layer_type && !inv.hf_config)
+    usage_error(
+        "posenc: --layer-type picks the rope parameters of one layer type of --hf-config's file; "
+        "give --hf-config");
+  if (inv.verbose && !inv.hf_config && !inv.gguf)
+    usage_error("posenc: --verbose lists the keys of --hf-config's or --gguf's file; give one");
   if (inv.max_elements && inv.cmd != command::apply)
     usage_error("posenc: --max-elements is for the apply command only");
   if (inv.max_depth && !inv.hf_config)

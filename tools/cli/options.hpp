@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <ostream>
 #include <span>
 #include <string>
 #include <string_view>
@@ -117,6 +118,11 @@ struct invocation {
   bool seq_len_given = false;               // --seq-len appeared (apply: else max position + 1)
   std::optional<std::string> preset;
   std::optional<std::string> hf_config;
+  std::optional<std::string> gguf;        // --gguf FILE: a llama.cpp GGUF file's metadata
+  std::optional<std::string> layer_type;  // --layer-type T: the rope entry of this layer type
+  bool verbose = false;                   // --verbose: the keys read from the config file
+  // Where configure() writes warnings (run() sets it to standard error); none when null.
+  std::ostream* diagnostics = nullptr;
   std::optional<std::string> input;  // apply only: the input JSON file
   std::optional<std::string> svg;    // --svg FILE: accuracy, decay, dials, ramp
   config_draft flags;                // the config flags, laid over the preset or config.json

@@ -9,10 +9,12 @@
 #include <new>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cli/commands.hpp"
 #include "cli/compute.hpp"
 #include "cli/error.hpp"
+#include "cli/gguf.hpp"
 #include "cli/hf_config.hpp"
 #include "cli/output.hpp"
 #include "cli/presets.hpp"
@@ -20,12 +22,40 @@
 
 namespace posenc::cli {
 
+namespace {
+std::string key_list(const std::vector<std::string>& keys) {
+  std::string out;
+  for (const std::string& k : keys) {
+    out += ' ';
+    out += printable(k);
+  }
+  return out.empty() ? " (none)" : out;
+}
+}  // namespace
+
 resolved_config configure(const invocation& inv) {
   config_draft d;
+  config_keys keys;
+  const std::string* file = nullptr;
   if (inv.preset) d = preset_draft(*inv.preset);
-  if (inv.hf_config)
+  if (inv.hf_config) {
     d = load_hf_config(*inv.hf_config, inv.max_input_bytes.value_or(max_config_bytes),
-                       inv.max_depth.value_or(max_config_depth));
+                       inv.max_depth.value_or(max_config_depth),
+                       source_options{inv.layer_type.value_or("")}, &keys);
+    file = &*inv.hf_config;
+  }
+  if (inv.gguf) {
+    d = load_gguf(*inv.gguf, inv.max_input_bytes.value_or(max_gguf_bytes), &keys);
+    file = &*inv.gguf;
+  }
+  // Before the configuration is checked, so that they also explain a rejection.
+  if (inv.diagnostics != nullptr && file != nullptr) {
+    std::ostream& err = *inv.diagnostics;
+    for (const std::string& w : keys.warnings) err << w << '\n';
+    if (inv.verbose)
+      err << "posenc: " << printable(*file) << ": keys used:" << key_list(keys.used) << '\n'
+          << "posenc: " << printable(*file) << ": keys not used:" << key_list(keys.unused) << '\n';
+  }
   resolved_config r = resolve(overlay(std::move(d), inv.flags));
   check_derived(r.config(), inv.seq_len);
   return r;
@@ -71,7 +101,8 @@ int run(std::span<const std::string_view> args, std::ostream& out, std::ostream&
   int status = exit_invalid;
   try {
     guard.emplace(out);
-    const invocation inv = parse_args(args);
+    invocation inv = parse_args(args);
+    inv.diagnostics = &err;
     if (inv.help) {
       out << usage_text();
       if (presets_available()) out << "\nPresets: " << preset_list() << '\n';
