@@ -152,6 +152,20 @@ TEST_CASE("GGUF metadata gives the configuration --hf-config gives for the same 
   CHECK(n.rotary_dim == 24u);
   CHECK(same_config(n, resolve(load_hf_config(tools_data("neox.json"))).config()));
 
+  // DeepSeek-V2: its rope slice is the head (as qk_rope_head_dim), interleaved pairs, YaRN
+  const rope_config ds =
+      resolve(load_gguf(gguf_file("deepseek2.gguf"), max_gguf_bytes, &keys)).config();
+  CHECK(ds.head_dim == 64u);
+  CHECK(ds.rotary_dim == 64u);
+  CHECK(ds.layout == rope_layout::interleaved);
+  CHECK(ds.scaling.type == scaling_type::yarn);
+  CHECK(ds.scaling.factor == 40.0);
+  CHECK(ds.scaling.original_max_position_embeddings == 4096u);
+  CHECK(ds.scaling.max_position_embeddings == 163840u);
+  CHECK(keys.warnings == strings{"posenc: warning: " + gguf_file("deepseek2.gguf") +
+                                 ": rope key deepseek2.rope.scaling.yarn_log_multiplier is not "
+                                 "used"});
+
   // an older file: rope.scale_linear without a scaling type is linear scaling
   const rope_config o = resolve(load_gguf(gguf_file("old_linear.gguf"))).config();
   CHECK(o.scaling.type == scaling_type::linear);

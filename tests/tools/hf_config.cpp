@@ -335,6 +335,17 @@ TEST_CASE("transformers v5 rope_parameters give the configuration of their v4 eq
           .config();
   CHECK(c.scaling.type == scaling_type::none);
   CHECK(c.base == 2e4);
+  // DeepSeek-V3's rope_interleave decides the layout over model_type
+  c = resolve(parse_hf_config(R"({"head_dim": 64, "model_type": "deepseek_v3",
+                                  "rope_interleave": false})",
+                              "c.json"))
+          .config();
+  CHECK(c.layout == rope_layout::half);
+  c = resolve(parse_hf_config(R"({"head_dim": 64, "model_type": "llama",
+                                  "rope_interleave": true})",
+                              "c.json"))
+          .config();
+  CHECK(c.layout == rope_layout::interleaved);
   // a flat config takes --layer-type when its layer_types declare it
   c = resolve(parse_hf_config(R"({"head_dim": 64, "layer_types": ["full_attention"]})", "c.json",
                               source_options{"full_attention"}))

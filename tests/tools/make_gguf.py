@@ -112,6 +112,22 @@ NEOX = [
     ("gptneox.rope.freq_base", FLOAT32, 10000.0),
 ]
 
+# DeepSeek-V2 style: the rope slice (dimension_count 64) is the head dimension, not key_length
+# 192; interleaved pairs; YaRN x40 from 4096; int32 and uint64 counts.
+DEEPSEEK2 = [
+    ("general.architecture", STRING, "deepseek2"),
+    ("deepseek2.context_length", UINT64, 163840),
+    ("deepseek2.embedding_length", UINT32, 5120),
+    ("deepseek2.attention.head_count", INT32, 128),
+    ("deepseek2.attention.key_length", UINT32, 192),
+    ("deepseek2.rope.dimension_count", UINT32, 64),
+    ("deepseek2.rope.freq_base", FLOAT32, 10000.0),
+    ("deepseek2.rope.scaling.type", STRING, "yarn"),
+    ("deepseek2.rope.scaling.factor", FLOAT32, 40.0),
+    ("deepseek2.rope.scaling.original_context_length", UINT32, 4096),
+    ("deepseek2.rope.scaling.yarn_log_multiplier", FLOAT32, 0.0707),
+]
+
 # An older file: the linear factor in rope.scale_linear, no scaling type.
 OLD_LINEAR = [
     ("general.architecture", STRING, "llama"),
@@ -132,6 +148,7 @@ def files():
         "gemma3.gguf": gguf(GEMMA3, version=2),
         "neox.gguf": gguf(NEOX),
         "old_linear.gguf": gguf(OLD_LINEAR),
+        "deepseek2.gguf": gguf(DEEPSEEK2),
         # malformed
         "bad_magic.gguf": b"GGML" + gguf(NEOX)[4:],
         "version1.gguf": gguf(NEOX, version=1),
