@@ -109,7 +109,7 @@ std::vector<std::pair<std::string, std::string>> run_facts() {
        "runtime_table_2threads, on_the_fly: " +
            dispatch +
            "; scalar_table: scalar (rope_reference); memcpy: "
-           "the C library's; stream_copy, stream_copy_nt: " +
+           "the C library's; stream_copy, stream_copy_nt, stream_copy_nt_2threads: " +
            stream_copy_isa()},
       {"compiler", POSENC_BENCH_COMPILER},
       {"bench_flags", POSENC_BENCH_FLAGS},

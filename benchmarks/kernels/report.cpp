@@ -157,15 +157,10 @@ namespace {
 
 // Columns in the order of the benchmark's strategies; others (a newer or older binary's) after,
 // in the order they appear.
-constexpr std::string_view kStrategyOrder[] = {"memcpy",
-                                               "stream_copy",
-                                               "stream_copy_nt",
-                                               "constexpr_table",
-                                               "runtime_table",
-                                               "runtime_table_expanded",
-                                               "runtime_table_2threads",
-                                               "scalar_table",
-                                               "on_the_fly"};
+constexpr std::string_view kStrategyOrder[] = {
+    "memcpy",          "stream_copy",   "stream_copy_nt",         "stream_copy_nt_2threads",
+    "constexpr_table", "runtime_table", "runtime_table_expanded", "runtime_table_2threads",
+    "scalar_table",    "on_the_fly"};
 
 std::size_t rank_of(std::string_view s, std::span<const std::string_view> order) {
   return static_cast<std::size_t>(std::find(order.begin(), order.end(), s) - order.begin());
@@ -233,11 +228,16 @@ struct indexed {
   }
 };
 
-// runtime_table's ns over runtime_table_2threads' ns, when the run has both.
+using strategy_pair = std::pair<std::string_view, std::string_view>;
+// Strategies on one thread and their rows on 2 threads.
+constexpr strategy_pair kThreadPairs[] = {{kOneThreadStrategy, kThreadsStrategy},
+                                          {"stream_copy_nt", "stream_copy_nt_2threads"}};
+
+// The one-thread row's ns over the 2-thread row's ns, when the run has both.
 std::optional<double> speedup(const indexed& x, const std::string& layout, const std::string& dtype,
-                              std::size_t tokens) {
-  const row* one = x.find(layout, kOneThreadStrategy, dtype, tokens);
-  const row* two = x.find(layout, kThreadsStrategy, dtype, tokens);
+                              std::size_t tokens, strategy_pair pair = kThreadPairs[0]) {
+  const row* one = x.find(layout, pair.first, dtype, tokens);
+  const row* two = x.find(layout, pair.second, dtype, tokens);
   if (one == nullptr || two == nullptr || two->ns <= 0.0) return std::nullopt;
   return one->ns / two->ns;
 }
@@ -291,7 +291,6 @@ std::string tables(const std::vector<const run*>& runs) {
     out += "\n";
   }
 
-  bool any_threads = false;
   for (const std::string& layout : layouts) {
     std::vector<std::string> cols;
     for (const std::string& s : strategies)
@@ -338,35 +337,50 @@ std::string tables(const std::vector<const run*>& runs) {
         out += " " + join(v, " → ") + " |";
       }
       out += "\n";
-      for (const indexed& x : ix) any_threads = any_threads || speedup(x, layout, dtype, tokens);
     }
     out += "\n";
   }
 
-  if (any_threads) {
-    out += bold("2 threads") + " (throughput of `" + std::string(kThreadsStrategy) + "` against `" +
-           std::string(kOneThreadStrategy) + "` on one thread" + (two ? ", before → after" : "") +
-           ")\n\n| layout | T | dtype | speedup |\n|---|---:|---|---:|\n";
+  // 2 threads against one, a column per pair that some run has.
+  std::vector<strategy_pair> pairs;
+  for (const strategy_pair& pair : kThreadPairs)
+    for (const indexed& x : ix)
+      for (const auto& [id, r] : x.rows)
+        if (std::find(pairs.begin(), pairs.end(), pair) == pairs.end() &&
+            speedup(x, r->layout, r->dtype, r->tokens, pair))
+          pairs.push_back(pair);
+  if (!pairs.empty()) {
+    out += bold("2 threads") + " (throughput against one thread: the strategy's ns over its " +
+           "2-thread row's" + (two ? ", before → after" : "") + ")\n\n| layout | T | dtype |";
+    for (const strategy_pair& pair : pairs) out += " `" + std::string(pair.first) + "` |";
+    out += "\n|---|---:|---|";
+    for (std::size_t i = 0; i < pairs.size(); ++i) out += "---:|";
+    out += "\n";
     for (const std::string& layout : layouts) {
       std::set<std::pair<std::size_t, std::string>> tds;
       for (const indexed& x : ix)
         for (const auto& [id, r] : x.rows)
-          if (r->layout == layout && speedup(x, layout, r->dtype, r->tokens))
-            tds.insert({r->tokens, r->dtype});
+          for (const strategy_pair& pair : pairs)
+            if (r->layout == layout && speedup(x, layout, r->dtype, r->tokens, pair))
+              tds.insert({r->tokens, r->dtype});
       std::vector<std::pair<std::size_t, std::string>> sorted(tds.begin(), tds.end());
       std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
         if (a.first != b.first) return a.first < b.first;
         return dtype_rank(a.second) < dtype_rank(b.second);
       });
       for (const auto& [tokens, dtype] : sorted) {
-        std::vector<value> v(ix.size());
-        for (std::size_t k = 0; k < ix.size(); ++k)
-          if (const std::optional<double> s = speedup(ix[k], layout, dtype, tokens)) {
-            v[k].text = fixed2(*s);
-            v[k].miss = misses_threads_target(ix[k], layout, dtype, tokens);
-          }
-        out += "| " + cell(layout) + " | " + std::to_string(tokens) + " | " + cell(dtype) + " | " +
-               join(v, " → ") + " |\n";
+        out += "| " + cell(layout) + " | " + std::to_string(tokens) + " | " + cell(dtype) + " |";
+        for (const strategy_pair& pair : pairs) {
+          std::vector<value> v(ix.size());
+          for (std::size_t k = 0; k < ix.size(); ++k)
+            if (const std::optional<double> s = speedup(ix[k], layout, dtype, tokens, pair)) {
+              v[k].text = fixed2(*s);
+              v[k].miss =
+                  pair == kThreadPairs[0] && misses_threads_target(ix[k], layout, dtype, tokens);
+            }
+          out += " " + join(v, " → ") + " |";
+        }
+        out += "\n";
       }
     }
     out += "\n";

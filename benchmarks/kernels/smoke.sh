@@ -10,7 +10,7 @@ out=$(mktemp) || exit 1
 trap 'rm -f "$out"' EXIT
 fail() { echo "kernels_smoke: $*" >&2; exit 1; }
 
-# The threaded strategy is timed in wall time: Google Benchmark names it .../T:1/real_time.
+# The threaded strategies are timed in wall time: Google Benchmark names it .../T:1/real_time.
 "$bench" '--benchmark_filter=/T:(1|16)(/real_time)?$' --benchmark_min_time=0.001 \
   --summary "$csv" >"$out" 2>&1 || { cat "$out"; fail "the run failed"; }
 
@@ -26,10 +26,10 @@ done
    layout,strategy,dtype,tokens,threads,ns_per_call,ratio_to_memcpy ]] || fail "$csv: no header"
 
 for layout in half interleaved; do
-  for s in memcpy stream_copy stream_copy_nt constexpr_table runtime_table \
-           runtime_table_expanded runtime_table_2threads scalar_table on_the_fly; do
+  for s in memcpy stream_copy stream_copy_nt stream_copy_nt_2threads constexpr_table \
+           runtime_table runtime_table_expanded runtime_table_2threads scalar_table on_the_fly; do
     threads=1
-    [[ $s == runtime_table_2threads ]] && threads=2
+    [[ $s == *_2threads ]] && threads=2
     for dtype in f32 bf16 f16; do
       for t in 1 16; do
         # ns_per_call a number, the ratio a number (every row has its memcpy row).
@@ -40,5 +40,5 @@ for layout in half interleaved; do
   done
 done
 rows=$(grep -vc '^#' "$csv")
-[[ $rows == $((1 + 2 * 9 * 3 * 2)) ]] || fail "$csv: $rows lines, expected 1 + 108"
+[[ $rows == $((1 + 2 * 10 * 3 * 2)) ]] || fail "$csv: $rows lines, expected 1 + 120"
 echo "kernels_smoke: facts and $((rows - 1)) rows"
