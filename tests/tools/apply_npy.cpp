@@ -317,6 +317,9 @@ TEST_CASE("apply: flags that go together (exit 2)", "[apply_npy]") {
        "--output/--output-k\n"},
       {{"apply", "--input", "q.npy", "--output", "y.npy", "--format", "json"},
        "posenc: --format and --output conflict (--output writes .npy)\n"},
+      {{"apply", "--input", "q.npy", "--input-k", "k.npy", "--output", "y.npy", "--output-k",
+        "y.npy"},
+       "posenc: --output and --output-k name the same file\n"},
       {{"apply", "--input", "q.npy", "--shape-order", "bhtd"},
        "posenc: --shape-order needs THD, BHTD or BTHD\n"},
   };
@@ -404,8 +407,8 @@ TEST_CASE("apply: laws between .npy, JSON, shape orders, batch rows and k", "[ap
 }
 
 TEST_CASE("apply: seq_len is max position + 1 unless --seq-len gives it", "[apply_npy]") {
-  // longrope, original context 8, long factors 4x the short ones: row 1 reaches position 9, so the
-  // call's seq_len is 10 > 8 and both rows take the long factors.
+  // longrope, original context 8, long factors 4x the short ones: row 1 reaches position 8, so the
+  // call's seq_len is 9 > 8 and both rows take the long factors.
   const std::vector<std::string> config{"--head-dim",
                                         "4",
                                         "--scaling",
@@ -419,7 +422,7 @@ TEST_CASE("apply: seq_len is max position + 1 unless --seq-len gives it", "[appl
                                         "--long-factor",
                                         "4,4"};
   const scratch_file q(npy(dict("<f4", "(2, 1, 2, 4)"), f32_bytes(inputs(16, 5))));
-  const scratch_file ids(npy(dict("<i8", "(2, 2)"), i64_bytes({1, 2, 8, 9})), "ids.npy");
+  const scratch_file ids(npy(dict("<i8", "(2, 2)"), i64_bytes({1, 2, 7, 8})), "ids.npy");
   const auto run_ok = [&](std::vector<std::string> flags) {
     flags.insert(flags.end(),
                  {"--input", q.path(), "--shape-order", "BHTD", "--position-ids", ids.path()});
@@ -430,7 +433,7 @@ TEST_CASE("apply: seq_len is max position + 1 unless --seq-len gives it", "[appl
     return numbers_of(r.out);
   };
   const auto derived = run_ok({});
-  CHECK(derived == run_ok({"--seq-len", "10"}));
+  CHECK(derived == run_ok({"--seq-len", "9"}));
   CHECK(derived != run_ok({"--seq-len", "0"}));
   CHECK(derived != run_ok({"--seq-len", "8"}));  // within the original context: short factors
 }

@@ -203,6 +203,11 @@ case("longrope_bhtd_f16_long", phi3, (2, 8, 16, 128), "BHTD", np.float16,
 # Every position within the original context: the short factors.
 case("longrope_bhtd_f16_short", phi3, (2, 8, 16, 128), "BHTD", np.float16,
      positions=[list(range(16)), list(range(4000, 4016))])
+# The boundary: max position 4096 gives seq_len 4097 > 4096, the long factors; 4095 the short.
+case("longrope_bhtd_f32_edge_long", phi3, (1, 2, 16, 128), "BHTD", np.float32,
+     positions=[list(range(4081, 4097))])
+case("longrope_bhtd_f32_edge_short", phi3, (1, 2, 16, 128), "BHTD", np.float32,
+     positions=[list(range(4080, 4096))])
 # The attention factor left out (--no-scale-cos-sin): the unit rotation.
 case("longrope_bthd_f32_unscaled", phi3, (2, 16, 4, 128), "BTHD", np.float32,
      positions=[list(range(4090, 4106)), list(range(16))], scale_cos_sin=False)

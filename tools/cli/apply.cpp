@@ -138,8 +138,7 @@ class apply_reader {
     depth_ = 2;
     if (array && key_ == member::x && shape_.size() >= 3 && !shape.bad) {
       std::uint64_t count = 1;
-      for (const std::uint64_t d : shape_)
-        count = capped_product(count, d, max_elements_);
+      for (const std::uint64_t d : shape_) count = capped_product(count, d, max_elements_);
       x_values.reserve(static_cast<std::size_t>(count));
     }
     return true;
@@ -578,6 +577,8 @@ int run_apply(const invocation& inv, std::ostream& out) {
   const std::uint64_t max_bytes = inv.max_input_bytes.value_or(max_apply_file_bytes);
   const std::uint64_t max_elements = inv.max_elements.value_or(max_apply_elements);
   const apply_flags& a = inv.apply;
+  if (a.output && a.output_k && *a.output == *a.output_k)
+    usage_error("posenc: --output and --output-k name the same file");
   apply_input q = load_apply_input(*inv.input, max_bytes, max_elements, a.order);
   if (a.position_ids) {
     if (q.positions_given)

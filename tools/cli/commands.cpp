@@ -36,10 +36,13 @@ constexpr command_info table[] = {
      "cos and sin of p * inv_freq_i, times the attention factor, as float32, for the\n"
      "positions A <= p < B (B <= 2^32, at most 2^20 positions and 2^24 entries per call)",
      false, "", run_table},
-    {command::apply, "apply", "--input FILE [config] [--seq-len N] [--format json|csv|text]",
+    {command::apply, "apply",
+     "--input FILE [--input-k FILE] [--position-ids FILE] [--shape-order O]\n"
+     "[config] [--seq-len N] [--format json|csv|text | --output FILE [--output-k FILE]]",
      "RoPE applied to the tensor x of a JSON file {\"x\": [...], \"shape\": [tokens, heads,\n"
-     "head_dim], \"positions\": [...]} (positions optional: 0, 1, ...) -> {\"y\": [...]};\n"
-     "head_dim defaults to shape[2]",
+     "head_dim], \"positions\": [...]} (positions optional: 0, 1, ...) -> {\"y\": [...]},\n"
+     "or of a .npy (float32, float16; BHTD/BTHD with --shape-order) -> .npy (--output);\n"
+     "head_dim defaults to the last dimension; seq_len to the largest position + 1",
      false, "", run_apply},
     {command::alibi, "alibi",
      "--heads H [--length L] [--variant causal|symmetric] [--bloom] [--format F]",
