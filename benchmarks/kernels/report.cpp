@@ -7,12 +7,13 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
 #include <span>
 #include <tuple>
+
+#include <sys/stat.h>
 
 namespace posenc_bench::report {
 
@@ -63,8 +64,9 @@ bool parse_time(std::string_view s, double& v) {
 }
 
 std::string read_text(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw input_error(path + ": is a directory");
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+    throw input_error(path + ": is a directory");
   std::ifstream in(path, std::ios::binary);
   if (!in.is_open()) throw input_error("cannot read " + path + ": " + std::strerror(errno));
   std::string text;
