@@ -527,7 +527,8 @@ int main(int argc, char** argv) {
 
   benchmark::Initialize(&bargc, args.data());
   if (benchmark::ReportUnrecognizedArguments(bargc, args.data())) return 1;
-  const auto facts = run_facts();
+  auto facts = run_facts();
+  facts.emplace_back("summary_time", time_kind == "cpu" ? "cpu (the 2-thread rows: real)" : "real");
   for (const auto& [key, value] : facts) std::printf("# %s: %s\n", key.c_str(), value.c_str());
   std::fflush(stdout);
   benchmark::AddCustomContext("posenc_isa", pk::dispatch::active_isa());

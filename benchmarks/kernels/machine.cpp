@@ -75,6 +75,14 @@ std::string cpu_model() {
   return m.empty() ? "unknown" : m;
 }
 
+// /proc/loadavg's 1, 5 and 15-minute averages: how busy the machine was when the run started.
+std::string load_average() {
+  std::ifstream in("/proc/loadavg");
+  std::string one, five, fifteen;
+  if (!(in >> one >> five >> fifteen)) return "unknown";
+  return one + " " + five + " " + fifteen;
+}
+
 std::string isa() {
   namespace d = posenc::kernels::dispatch;
   std::string s = d::active_isa();
@@ -103,6 +111,7 @@ std::vector<std::pair<std::string, std::string>> run_facts() {
   return {
       {"cpu", cpu_model()},
       {"logical_cpus", cpus == 0 ? std::string("unknown") : std::to_string(cpus)},
+      {"load_average", load_average()},
       {"isa", isa()},
       {"isa_per_strategy",
        "constexpr_table, runtime_table, runtime_table_expanded, "

@@ -14,8 +14,8 @@ fail() { echo "kernels_smoke: $*" >&2; exit 1; }
 "$bench" '--benchmark_filter=/T:(1|16)(/real_time)?$' --benchmark_min_time=0.001 \
   --summary "$csv" >"$out" 2>&1 || { cat "$out"; fail "the run failed"; }
 
-facts=(cpu logical_cpus isa isa_per_strategy compiler bench_flags kernels_flags google_benchmark
-       posenc)
+facts=(cpu logical_cpus load_average isa isa_per_strategy compiler bench_flags kernels_flags
+       google_benchmark posenc summary_time)
 for i in "${!facts[@]}"; do
   # Line i of stdout and of the summary: `# key: value` with a value.
   line=$(sed -n "$((i + 1))p" "$out")
