@@ -63,6 +63,13 @@ bool parse_time(std::string_view s, double& v) {
          v >= 0.0;
 }
 
+// A field quoted in a message: printable ASCII, at most 40 characters.
+std::string shown(std::string_view field) {
+  std::string out;
+  for (const char c : field.substr(0, 40)) out += c >= ' ' && c <= '~' ? c : '?';
+  return field.size() > 40 ? out + "..." : out;
+}
+
 std::string read_text(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
@@ -128,12 +135,12 @@ run read_summary(const std::string& path) {
     if (x.layout.empty() || x.strategy.empty() || x.dtype.empty())
       throw input_error(where + "empty layout, strategy or dtype");
     if (!parse_count(f[3], x.tokens))
-      throw input_error(where + "tokens '" + std::string(f[3]) + "' is not a count");
+      throw input_error(where + "tokens '" + shown(f[3]) + "' is not a count");
     const std::size_t ns_field = legacy ? 4 : 5;
     if (!legacy && (!parse_count(f[4], x.threads) || x.threads == 0))
-      throw input_error(where + "threads '" + std::string(f[4]) + "' is not a positive count");
+      throw input_error(where + "threads '" + shown(f[4]) + "' is not a positive count");
     if (!parse_time(f[ns_field], x.ns))
-      throw input_error(where + "ns_per_call '" + std::string(f[ns_field]) +
+      throw input_error(where + "ns_per_call '" + shown(f[ns_field]) +
                         "' is not a non-negative number");
     // Empty (this program) or "nan" (its versions before the empty field): no memcpy row to
     // divide by.
@@ -141,13 +148,13 @@ run read_summary(const std::string& path) {
     if (!ratio.empty() && ratio != "nan") {
       double v = 0.0;
       if (!parse_time(ratio, v))
-        throw input_error(where + "ratio_to_memcpy '" + std::string(ratio) +
+        throw input_error(where + "ratio_to_memcpy '" + shown(ratio) +
                           "' is not a non-negative number");
       x.ratio = v;
     }
     if (!seen.insert(id_of(x)).second)
-      throw input_error(where + "a second row for " + x.layout + "/" + x.strategy + "/" + x.dtype +
-                        "/T:" + std::to_string(x.tokens));
+      throw input_error(where + "a second row for " + shown(x.layout) + "/" + shown(x.strategy) +
+                        "/" + shown(x.dtype) + "/T:" + std::to_string(x.tokens));
     r.rows.push_back(std::move(x));
   }
   if (!have_header) throw input_error(path + ": no header line " + std::string(kHeader));
@@ -183,15 +190,18 @@ std::string cell(std::string_view s) {
   return out;
 }
 
+// Room for any finite double in %.0f / %.2f (DBL_MAX has 309 digits).
+constexpr std::size_t kNumberChars = 320;
+
 std::string fixed2(double v) {
-  char buf[64];
+  char buf[kNumberChars];
   std::snprintf(buf, sizeof buf, "%.2f", v);
   return buf;
 }
 
 // ns per call rounded to an integer, thousands separated: 11,490,837.
 std::string grouped(double ns) {
-  char buf[64];
+  char buf[kNumberChars];
   std::snprintf(buf, sizeof buf, "%.0f", ns);
   const std::string digits = buf;
   std::string out;

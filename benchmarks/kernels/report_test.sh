@@ -57,6 +57,7 @@ bad bad_header.csv '# cpu: x' 'layout,strategy,dtype,tokens,ns,ratio' 'half,memc
 bad fields.csv "$header" 'half,memcpy,f32,1,1,120.0'
 bad ns.csv "$header" 'half,memcpy,f32,1,1,12O.0,1.000'
 bad ns_nan.csv "$header" 'half,memcpy,f32,1,1,nan,1.000'
+bad ns_control.csv "$header" $'half,memcpy,f32,1,1,1\e[2J,1.000'
 bad ns_inf.csv "$header" 'half,memcpy,f32,1,1,inf,1.000'
 bad ns_negative.csv "$header" 'half,memcpy,f32,1,1,-1.0,1.000'
 bad ratio.csv "$header" 'half,memcpy,f32,1,1,120.0,1.0x'
@@ -79,6 +80,9 @@ expect_error fields "$tmp/fields.csv:2: 6 fields, expected 7" --markdown "$tmp/f
 expect_error ns "$tmp/ns.csv:2: ns_per_call '12O.0' is not a non-negative number" \
   --compare "$tmp/ns.csv" "$data/after.csv"
 expect_error ns_nan "$tmp/ns_nan.csv:2: ns_per_call 'nan'" --markdown "$tmp/ns_nan.csv"
+# A control character of the input is not written to the terminal.
+expect_error ns_control "$tmp/ns_control.csv:2: ns_per_call '1?[2J' is not" \
+  --markdown "$tmp/ns_control.csv"
 expect_error ns_inf "$tmp/ns_inf.csv:2: ns_per_call 'inf'" --markdown "$tmp/ns_inf.csv"
 expect_error ns_negative "$tmp/ns_negative.csv:2: ns_per_call '-1.0'" \
   --markdown "$tmp/ns_negative.csv"
@@ -98,4 +102,4 @@ if [[ $failures != 0 ]]; then
   echo "kernels_report: $failures failed" >&2
   exit 1
 fi
-echo "kernels_report: tables and 18 error cases as expected"
+echo "kernels_report: tables and 19 error cases as expected"
