@@ -16,7 +16,15 @@
 //   widening by shifts and an exact float subtraction for subnormals, narrowing by to_f16's integer
 //   rounding, with the subnormal results rounded through exact scaling, truncation and comparisons
 //   (no step depends on the MXCSR rounding mode).
-// - Other architectures (NEON): lane by lane through load_float / store_as, on a stack buffer.
+// - AArch64 NEON (neon64, and neon when built for AArch64): f16 with FCVTL / FCVTN
+//   (vcvt_f32_f16 / vcvt_f16_f32), four lanes at a time; bf16 by shifts (SHLL) and narrow_bf16.
+//   FCVTN rounds by FPCR.RMode and FCVTL quiets signalling NaNs: with the FPCR as Linux starts a
+//   thread (round to nearest even, FZ and DN off, which the kernels' arithmetic assumes as
+//   well) FCVTN gives to_f16's bits for every float, NaNs included (quiet, sign and the top 9
+//   payload bits kept: Arm ARM, FPConvertNaN), and FCVTL's NaN lanes get to_float's quiet bit back
+//   as on x86.
+// - Other architectures (32-bit ARM NEON): lane by lane through load_float / store_as, on a stack
+//   buffer.
 //
 // Every x86 helper is a template on Arch, so that each ISA's translation unit of the dispatch
 // library instantiates its own copies (distinct symbols): no inline function compiled with one
@@ -72,7 +80,7 @@ inline ubatch<Arch> narrow_bf16(const fbatch<Arch>& v) {
 }
 
 // How Arch converts 16-bit storage.
-enum class conversion_kind { avx512, f16c, avx_halves, sse2, lanes };
+enum class conversion_kind { avx512, f16c, avx_halves, sse2, neon_a64, lanes };
 
 template <class Arch>
 constexpr conversion_kind conversion_of() {
@@ -87,6 +95,9 @@ constexpr conversion_kind conversion_of() {
 #endif
 #if XSIMD_WITH_SSE2
   if constexpr (std::is_base_of_v<xsimd::sse2, Arch>) return conversion_kind::sse2;
+#endif
+#if XSIMD_WITH_NEON && defined(__aarch64__)
+  if constexpr (std::is_base_of_v<xsimd::neon, Arch>) return conversion_kind::neon_a64;
 #endif
   return conversion_kind::lanes;
 }
@@ -231,6 +242,21 @@ inline __m512 widen_f16_avx512(__m256i h) {
 }
 #endif
 
+#if XSIMD_WITH_NEON && defined(__aarch64__)
+// FCVTL of four f16, with to_float's bits for signalling NaNs (see widen_f16_f16c).
+template <class Arch>
+inline float32x4_t widen_f16_neon(uint16x4_t h) {
+  float32x4_t r = vcvt_f32_f16(vreinterpret_f16_u16(h));
+  if (vminvq_u32(vceqq_f32(r, r)) == 0) {
+    const uint32x4_t h32 = vmovl_u16(h);
+    const uint32x4_t nan = vcgtq_u32(vandq_u32(h32, vdupq_n_u32(0x7fff)), vdupq_n_u32(0x7c00));
+    const uint32x4_t flip = vbicq_u32(vdupq_n_u32(0x00400000), vshlq_n_u32(h32, 13));
+    r = vreinterpretq_f32_u32(veorq_u32(vreinterpretq_u32_f32(r), vandq_u32(nan, flip)));
+  }
+  return r;
+}
+#endif
+
 // N consecutive values of storage type T as a float batch.
 template <class Arch, storage_type T>
 fbatch<Arch> load_widened(const T* p) {
@@ -264,6 +290,15 @@ fbatch<Arch> load_widened(const T* p) {
 #if XSIMD_WITH_SSE2
   } else if constexpr (k == conversion_kind::sse2) {
     return widen4<Arch, T>(p);
+#endif
+#if XSIMD_WITH_NEON && defined(__aarch64__)
+  } else if constexpr (k == conversion_kind::neon_a64) {
+    const uint16x4_t h = vld1_u16(reinterpret_cast<const std::uint16_t*>(p));
+    if constexpr (std::is_same_v<T, bf16>) {
+      return vreinterpretq_f32_u32(vshll_n_u16(h, 16));
+    } else {
+      return widen_f16_neon<Arch>(h);
+    }
 #endif
   } else {
     alignas(Arch::alignment()) float tmp[fbatch<Arch>::size];
@@ -308,6 +343,16 @@ void store_narrowed(T* p, const fbatch<Arch>& v) {
 #if XSIMD_WITH_SSE2
   } else if constexpr (k == conversion_kind::sse2) {
     narrow4<Arch, T>(p, v);
+#endif
+#if XSIMD_WITH_NEON && defined(__aarch64__)
+  } else if constexpr (k == conversion_kind::neon_a64) {
+    uint16x4_t h;
+    if constexpr (std::is_same_v<T, bf16>) {
+      h = vmovn_u32(narrow_bf16<Arch>(v));
+    } else {
+      h = vreinterpret_u16_f16(vcvt_f16_f32(v));
+    }
+    vst1_u16(reinterpret_cast<std::uint16_t*>(p), h);
 #endif
   } else {
     alignas(Arch::alignment()) float tmp[fbatch<Arch>::size];

@@ -115,28 +115,46 @@ void bf16_chunk(const rope_table& table, const row_source& r, std::size_t i0, st
     return;
   }
 
-  // Lane order: interleaved = pair order; half = even/odd pairs of each block of 2W.
+  // The rows in lane order (vector copies, shuffles and sign flips): interleaved = pair order;
+  // half = within each block of 2W pairs the W even pairs, then the W odd ones (the lanes of
+  // widen_bf16), pairs after the last full block in plain order.
   constexpr std::size_t W = fbatch<Arch>::size;
-  const std::size_t full = inter ? 0 : n / (2 * W) * (2 * W);
-  for (std::size_t k = 0; k < n; ++k) {
-    std::size_t dst = k;
-    if (k < full) {
-      const std::size_t blk = k / (2 * W) * (2 * W), m = k - blk;
-      dst = blk + (m % 2 == 0 ? m / 2 : W + m / 2);
+  float* const ca = buf.v[0];
+  float* const sa = buf.v[1];
+  float* cb = buf.v[2];
+  float* const sb = buf.v[3];
+  if (inter) {
+    // Expanded rows: channel 2i holds pair i's a values, 2i + 1 its b values.
+    deinterleave<Arch>(r.cos + 2 * i0, ca, cb, n);
+    deinterleave<Arch>(r.sin + 2 * i0, sa, sb, n);
+  } else {
+    const std::size_t full = n / (2 * W) * (2 * W);
+    const auto lane_order = [&](const float* src, float* dst) {
+      for (std::size_t blk = 0; blk < full; blk += 2 * W)
+        deinterleave<Arch>(src + blk, dst + blk, dst + blk + W, W);
+      std::memcpy(dst + full, src + full, (n - full) * sizeof(float));
+    };
+    if (r.compact) {
+      // c_a = c_b = cos, s_b = sin, s_a = -sin.
+      lane_order(r.cos, ca);
+      lane_order(r.sin, sb);
+      negate_row<Arch>(sb, sa, n);
+      cb = ca;
+    } else {
+      lane_order(r.cos + i0, ca);
+      lane_order(r.sin + i0, sa);
+      lane_order(r.cos + h + i0, cb);
+      lane_order(r.sin + h + i0, sb);
     }
-    pair_values(r, table.layout, table.rotary_dim, i0, k, buf.v[0][dst], buf.v[1][dst],
-                buf.v[2][dst], buf.v[3][dst]);
   }
   for (std::size_t o = 0; o < n_ops; ++o) {
     for (std::size_t hd = 0; hd < ops[o].in.heads; ++hd) {
       const std::uint16_t* x = bits_of(ops[o].in.at(t, hd));
       std::uint16_t* y = bits_of(ops[o].out.at(t, hd));
       if (inter) {
-        interleaved_bf16<Arch, false, Stream>(x + 2 * i0, y + 2 * i0, n, buf.v[0], buf.v[1],
-                                              buf.v[2], buf.v[3]);
+        interleaved_bf16<Arch, false, Stream>(x + 2 * i0, y + 2 * i0, n, ca, sa, cb, sb);
       } else {
-        half_bf16<Arch, Stream>(x + i0, x + h + i0, y + i0, y + h + i0, n, buf.v[0], buf.v[1],
-                                buf.v[2], buf.v[3]);
+        half_bf16<Arch, Stream>(x + i0, x + h + i0, y + i0, y + h + i0, n, ca, sa, cb, sb);
       }
     }
   }

@@ -1,7 +1,8 @@
 // Where the RoPE SIMD kernels read a chunk of one token's cos/sin row from (a compact or expanded
-// row of the table, or the stack buffers of on-the-fly rows), the values of one pair as the
-// reference reads them, the stack buffers of a chunk, and the expansion of a compact row into
-// channel order (the interleaved layout's float bodies read that order).
+// row of the table, or the stack buffers of on-the-fly rows), the stack buffers of a chunk, the
+// expansion of a compact row into channel order (the interleaved layout's float bodies read that
+// order), and the vector copies that put a row in the bf16 bodies' lane order (deinterleave,
+// negate_row).
 //
 // Part of the RoPE SIMD kernels: included by simd/rope.hpp (inside its GCC 12 AVX-512 diagnostic
 // region), which is the header to include.
@@ -15,7 +16,6 @@
 
 #include <posenc/kernels/detail/batch.hpp>
 #include <posenc/kernels/simd/rope_ops.hpp>
-#include <posenc/spec/rope.hpp>
 
 namespace posenc::kernels::simd::detail {
 
@@ -26,23 +26,6 @@ struct row_source {
   const float* sin;
   bool compact;
 };
-
-// Pair k of the chunk: c_a, s_a, c_b, s_b as the reference reads them.
-inline void pair_values(const row_source& r, rope_layout layout, std::uint32_t rotary_dim,
-                        std::size_t i0, std::size_t k, float& c_a, float& s_a, float& c_b,
-                        float& s_b) {
-  if (r.compact) {
-    c_a = c_b = r.cos[k];
-    s_b = r.sin[k];
-    s_a = -s_b;
-  } else {
-    const channel_pair ch = pair_channels(layout, rotary_dim, static_cast<std::uint32_t>(i0 + k));
-    c_a = r.cos[ch.first];
-    s_a = r.sin[ch.first];
-    c_b = r.cos[ch.second];
-    s_b = r.sin[ch.second];
-  }
-}
 
 // Stack rows for one chunk: up to row_chunk pairs, four pair-order rows or two channel-order rows.
 struct row_buffers {
@@ -58,14 +41,27 @@ struct duplicate_half {
 
 // A compact row of n pairs in expanded channel order: C[2k] = C[2k+1] = cos[k],
 // S[2k] = -sin[k], S[2k+1] = sin[k] (copies and sign flips, exact). Vector blocks duplicate lanes
-// with full-width permutes; the rest is scalar.
+// with full-width permutes (NEON: ZIP1/ZIP2, as xsimd 8.1's NEON swizzle goes through memory); the
+// last n % W pairs (only a row's last chunk has them) are scalar.
 template <class Arch>
 inline void expand_row(const float* cos, const float* sin, std::size_t n, float* C, float* S) {
   using B = fbatch<Arch>;
   using U = ubatch<Arch>;
   constexpr std::size_t W = B::size;
   std::size_t k = 0;
-  if constexpr (W >= 4 && !std::is_base_of_v<xsimd::neon, Arch>) {
+#if XSIMD_WITH_NEON
+  if constexpr (std::is_base_of_v<xsimd::neon, Arch>) {
+    for (; k + 4 <= n; k += 4) {
+      const float32x4_t c = vld1q_f32(cos + k), sn = vld1q_f32(sin + k);
+      const float32x4x2_t cc = vzipq_f32(c, c), ss = vzipq_f32(vnegq_f32(sn), sn);
+      vst1q_f32(C + 2 * k, cc.val[0]);
+      vst1q_f32(C + 2 * k + 4, cc.val[1]);
+      vst1q_f32(S + 2 * k, ss.val[0]);
+      vst1q_f32(S + 2 * k + 4, ss.val[1]);
+    }
+  } else
+#endif
+      if constexpr (W >= 4) {
     alignas(64) std::uint32_t even_sign[W];
     for (std::size_t i = 0; i < W; ++i) even_sign[i] = i % 2 == 0 ? 0x80000000u : 0u;
     const B flip = xsimd::bitwise_cast<B>(U::load_aligned(even_sign));
@@ -84,6 +80,69 @@ inline void expand_row(const float* cos, const float* sin, std::size_t n, float*
     S[2 * k] = -sin[k];
     S[2 * k + 1] = sin[k];
   }
+}
+
+// Even and odd elements of 2m floats at src: even[j] = src[2j], odd[j] = src[2j + 1] (copies).
+// Vector blocks of 2W floats with two-source shuffles; the last 2m % 2W floats scalar.
+template <class Arch>
+inline void deinterleave(const float* src, float* even, float* odd, std::size_t m) {
+  [[maybe_unused]] constexpr std::size_t W = fbatch<Arch>::size;
+  std::size_t j = 0;
+#if XSIMD_WITH_AVX512F
+  if constexpr (std::is_base_of_v<xsimd::avx512f, Arch>) {
+    const __m512i ie = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    const __m512i io = _mm512_add_epi32(ie, _mm512_set1_epi32(1));
+    for (; j + W <= m; j += W) {
+      const __m512 a = _mm512_loadu_ps(src + 2 * j), b = _mm512_loadu_ps(src + 2 * j + W);
+      _mm512_storeu_ps(even + j, _mm512_permutex2var_ps(a, ie, b));
+      _mm512_storeu_ps(odd + j, _mm512_permutex2var_ps(a, io, b));
+    }
+  } else
+#endif
+#if XSIMD_WITH_AVX
+      if constexpr (std::is_base_of_v<xsimd::avx, Arch>) {
+    for (; j + W <= m; j += W) {
+      const __m256 a = _mm256_loadu_ps(src + 2 * j), b = _mm256_loadu_ps(src + 2 * j + W);
+      const __m256 lo = _mm256_permute2f128_ps(a, b, 0x20), hi = _mm256_permute2f128_ps(a, b, 0x31);
+      _mm256_storeu_ps(even + j, _mm256_shuffle_ps(lo, hi, _MM_SHUFFLE(2, 0, 2, 0)));
+      _mm256_storeu_ps(odd + j, _mm256_shuffle_ps(lo, hi, _MM_SHUFFLE(3, 1, 3, 1)));
+    }
+  } else
+#endif
+#if XSIMD_WITH_SSE2
+      if constexpr (std::is_base_of_v<xsimd::sse2, Arch>) {
+    for (; j + W <= m; j += W) {
+      const __m128 a = _mm_loadu_ps(src + 2 * j), b = _mm_loadu_ps(src + 2 * j + W);
+      _mm_storeu_ps(even + j, _mm_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0)));
+      _mm_storeu_ps(odd + j, _mm_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1)));
+    }
+  } else
+#endif
+#if XSIMD_WITH_NEON
+      if constexpr (std::is_base_of_v<xsimd::neon, Arch>) {
+    for (; j + 4 <= m; j += 4) {
+      const float32x4x2_t u = vuzpq_f32(vld1q_f32(src + 2 * j), vld1q_f32(src + 2 * j + 4));
+      vst1q_f32(even + j, u.val[0]);
+      vst1q_f32(odd + j, u.val[1]);
+    }
+  } else
+#endif
+  {
+  }
+  for (; j < m; ++j) {
+    even[j] = src[2 * j];
+    odd[j] = src[2 * j + 1];
+  }
+}
+
+// -src[j] for j < m, exactly (sign bits flipped).
+template <class Arch>
+inline void negate_row(const float* src, float* dst, std::size_t m) {
+  using B = fbatch<Arch>;
+  constexpr std::size_t W = B::size;
+  std::size_t j = 0;
+  for (; j + W <= m; j += W) negate<Arch>(B::load_unaligned(src + j)).store_unaligned(dst + j);
+  for (; j < m; ++j) dst[j] = negate1(src[j]);
 }
 
 }  // namespace posenc::kernels::simd::detail
