@@ -1,12 +1,14 @@
 // posenc/spec/rope.hpp: every rule of all_rope_rules has a config that breaks it and a valid
 // twin (tests/compile_fail/broken_specs.hpp, the same configs the compile-fail tests use); the
 // messages; random configurations (support/random_rope.hpp) are valid and non-finite values are
-// rejected. Tag [validation].
+// rejected; the bounds that settle the inv_freq rule without a pow per pair never pass a config
+// the per-pair check refuses (random and on a grid near float32's limits). Tag [validation].
 #include <posenc/spec/rope.hpp>
 
 #include <rapidcheck/catch.h>
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <iterator>
 #include <limits>
 #include <string>
@@ -183,4 +185,127 @@ TEST_CASE("validation: derived quantities, the fuzz findings and the boundaries"
     plain.base = 1e51;
     CHECK(validate(plain) == rope_error::inv_freq_float32);
   }
+}
+
+TEST_CASE("validation: the bounds that skip the per-pair inv_freq check never pass a broken config",
+          "[validation]") {
+  namespace sd = posenc::spec_detail;
+  using posenc::scaling_type;
+  // Configurations near float32's limits, where the bounds and the per-pair check disagree often:
+  // base 2^(1/8) .. 2^160, factors 2^0 .. 2^140.
+  const auto power_of_two = [](double lo, double hi) {
+    return rc::gen::map(rc::gen::inRange(0, 1 << 20), [lo, hi](int k) {
+      return std::exp2(lo + (hi - lo) * static_cast<double>(k) / double(1 << 20));
+    });
+  };
+  int cleared = 0, refused = 0;
+  rc::prop("bounds cleared => every pair a normal float32", [&] {
+    const auto type = *rc::gen::element(scaling_type::none, scaling_type::linear, scaling_type::ntk,
+                                        scaling_type::dynamic, scaling_type::yarn,
+                                        scaling_type::llama3, scaling_type::longrope);
+    const std::uint32_t rotary_dim = *rc::gen::element(4u, 8u, 64u, 128u);
+    const double base = *power_of_two(0.125, 160.0);
+    const double factor = *power_of_two(0.0, 140.0);
+    // longrope: factors spread over up to 2^8 from a scale near one of float32's limits: base *
+    // scale in 2^110 .. 2^140 (the smallest inv_freq near FLT_MIN) or scale in 2^-140 .. 2^-110
+    // (the largest near FLT_MAX).
+    const double scale = *rc::gen::arbitrary<bool>() ? *power_of_two(110.0, 140.0) / base
+                                                     : *power_of_two(-140.0, -110.0);
+    const double spread = *rc::gen::element(0.0, 1.0, 8.0);
+    std::vector<double> short_factor, long_factor;
+    for (std::uint32_t i = 0; i < rotary_dim / 2; ++i) {
+      short_factor.push_back(scale * *power_of_two(0.0, spread));
+      long_factor.push_back(scale * *power_of_two(0.0, spread));
+    }
+    rope_config c{rotary_dim, rotary_dim, base, rope_layout::half};
+    switch (type) {
+      case scaling_type::none:
+        break;
+      case scaling_type::linear:
+        c.scaling = posenc::scaling::linear(factor);
+        break;
+      case scaling_type::ntk:
+        c.scaling = posenc::scaling::ntk(factor);
+        break;
+      case scaling_type::dynamic:
+        c.scaling = posenc::scaling::dynamic(factor, *rc::gen::inRange(1u, 1u << 20));
+        break;
+      case scaling_type::yarn:
+        c.scaling = posenc::scaling::yarn(factor, 4096, 32.0, 1.0);
+        break;
+      case scaling_type::llama3:
+        c.scaling = posenc::scaling::llama3(factor, 1.0, 4.0, 8192);
+        break;
+      case scaling_type::longrope:
+        c.scaling = posenc::scaling::longrope(short_factor, long_factor, 4096, 131072);
+        break;
+    }
+    RC_PRE(sd::input_rules_hold(c) && sd::yarn_range_ok(c));
+    const bool factors_bounded = c.scaling.factor <= sd::derived_bound;
+    RC_PRE(factors_bounded);
+    const bool each = sd::inv_freqs_each_ok(c);
+    if (sd::inv_freqs_clear_of_float32_limits(c)) {
+      ++cleared;
+      RC_ASSERT(each);
+    } else {
+      ++refused;
+    }
+    RC_ASSERT(sd::inv_freqs_ok(c) == each);
+  });
+  // Both outcomes of the bounds occurred.
+  CHECK(cleared > 0);
+  CHECK(refused > 0);
+}
+
+TEST_CASE("validation: model-like configurations are settled by the bounds alone", "[validation]") {
+  namespace sd = posenc::spec_detail;
+  rc::prop("random_rope configurations clear the bounds", [] {
+    const RandomRope r = *random_rope();
+    RC_ASSERT(sd::inv_freqs_clear_of_float32_limits(r.config));
+  });
+}
+
+TEST_CASE("validation: the inv_freq bounds on a grid near float32's limits", "[validation]") {
+  namespace sd = posenc::spec_detail;
+  // Every scaling, rotary_dim 4 and 8, bases and factors in steps of 2^3 or 2^4 across float32's
+  // range, longrope with one pair's factor 2^-8 .. 2^8 off the others (the first or the last
+  // pair, short or long): where the bounds clear a config, the per-pair check must pass it.
+  int cleared = 0, refused = 0;
+  const auto check = [&](const rope_config& c) {
+    if (!sd::input_rules_hold(c) || !sd::yarn_range_ok(c)) return;
+    const bool each = sd::inv_freqs_each_ok(c);
+    if (sd::inv_freqs_clear_of_float32_limits(c)) {
+      ++cleared;
+      INFO("base " << c.base << " rotary_dim " << c.rotary_dim << " factor " << c.scaling.factor);
+      CHECK(each);
+    } else {
+      ++refused;
+    }
+  };
+  for (std::uint32_t rotary_dim : {4u, 8u})
+    for (int b = 0; b <= 160; b += 4) {
+      const double base = std::exp2(b == 0 ? 0.5 : b);
+      check(rope_config{rotary_dim, rotary_dim, base, rope_layout::half});
+      for (int f = 0; f <= 140; f += 4) {
+        const double factor = std::exp2(f);
+        for (const posenc::rope_scaling& s :
+             {posenc::scaling::linear(factor), posenc::scaling::ntk(factor),
+              posenc::scaling::dynamic(factor, 4096), posenc::scaling::dynamic(factor, 1),
+              posenc::scaling::yarn(factor, 4096, 32.0, 1.0),
+              posenc::scaling::llama3(factor, 1.0, 4.0, 8192)})
+          check(rope_config{rotary_dim, rotary_dim, base, rope_layout::half, s});
+      }
+      for (int e = -140; e <= 140; e += 3)
+        for (int k = -8; k <= 8; k += 4)
+          for (std::uint32_t j : {0u, rotary_dim / 2 - 1})
+            for (bool odd_one_long : {false, true}) {
+              std::vector<double> same(rotary_dim / 2, std::exp2(e)), odd = same;
+              odd[j] = std::exp2(e + k);
+              check(rope_config{rotary_dim, rotary_dim, base, rope_layout::half,
+                                odd_one_long ? posenc::scaling::longrope(same, odd, 4096, 8192)
+                                             : posenc::scaling::longrope(odd, same, 4096, 8192)});
+            }
+    }
+  CHECK(cleared > 1000);
+  CHECK(refused > 1000);
 }

@@ -501,19 +501,54 @@ constexpr bool inv_freq_ok(const rope_config& c, std::uint32_t i, dd theta, cons
   return normal_float32(scaled_inv_freq(c, i, theta, t, seq_len).hi);
 }
 
-// Every theta_i at every seq_len: longrope's short factors (seq_len 0) and long factors (past the
-// original context); dynamic NTK at seq_len 0 and at its largest base (seq_len 2^64 - 1; theta_i
-// only falls as seq_len grows); the other scalings do not depend on seq_len.
-constexpr bool inv_freqs_ok(const rope_config& c) {
+// A sufficient test of inv_freqs_ok without a pow per pair (the per-pair test costs a
+// double-double pow for each of the rotary_dim/2 pairs, at compile time in every spec). theta_i =
+// base^(-2i/R) lies in [1/base, 1]. Every scaling but longrope multiplies it by a number in
+// [1/x, 1]: linear, YaRN and llama3 blend theta_i with theta_i/factor (x = factor >= 1); NTK and
+// dynamic multiply by x^(-2i/(R-2)) for i <= R/2 - 1, which falls from 1 to 1/x (x = the NTK base
+// ratio >= 1: the factor, or dynamic's bracket at its largest seq_len). longrope divides by its
+// per-pair short or long factor. When these bounds, evaluated in double, clear float32's normal
+// range by a factor of 2 (far more than the rounding of either evaluation), every pair passes;
+// otherwise inv_freqs_ok checks each pair. Input rules and the 2^512 bounds of inv_freqs_ok hold.
+constexpr bool inv_freqs_clear_of_float32_limits(const rope_config& c) {
+  const rope_scaling& s = c.scaling;
+  double low = 1.0 / c.base;  // a lower bound of every theta_i (base > 1)
+  double high = 1.0;          // an upper bound of every theta_i
+  switch (s.type) {
+    case scaling_type::none:
+      break;
+    case scaling_type::linear:
+    case scaling_type::yarn:
+    case scaling_type::llama3:
+    case scaling_type::ntk:
+      low /= s.factor;
+      break;
+    case scaling_type::dynamic: {
+      // HF's bracket at seq_len 2^64 (scaling_terms_of; it only grows with seq_len).
+      const double max_pos = static_cast<double>(s.max_position_embeddings);
+      low /= s.factor * (static_cast<double>(~std::uint64_t{0}) / max_pos) - (s.factor - 1.0);
+      break;
+    }
+    case scaling_type::longrope: {
+      double largest = 0.0, smallest = derived_bound;
+      for (const std::span<const double> f : {s.short_factor, s.long_factor})
+        for (double ext : f) {
+          largest = ext > largest ? ext : largest;
+          smallest = ext < smallest ? ext : smallest;
+        }
+      if (largest > derived_bound) return false;
+      low /= largest;
+      high /= smallest;
+      break;
+    }
+  }
+  return low >= 2.0 * float32_min && high <= 0.5 * float32_max;
+}
+
+// inv_freqs_ok pair by pair, once its bounds on the factors hold.
+constexpr bool inv_freqs_each_ok(const rope_config& c) {
   const rope_scaling& s = c.scaling;
   const scaling_type type = s.type;
-  if ((type == scaling_type::linear || type == scaling_type::dynamic ||
-       type == scaling_type::yarn || type == scaling_type::llama3) &&
-      s.factor > derived_bound)
-    return false;
-  if (type == scaling_type::llama3 &&
-      (s.low_freq_factor < 1.0 / derived_bound || s.high_freq_factor > derived_bound))
-    return false;
   const std::uint64_t long_seq = std::uint64_t{s.original_max_position_embeddings} + 1;
   const std::uint64_t max_seq = ~std::uint64_t{0};
   const scaling_terms at_0 = scaling_terms_of(c, 0);
@@ -525,6 +560,24 @@ constexpr bool inv_freqs_ok(const rope_config& c) {
     if (type == scaling_type::dynamic && !inv_freq_ok(c, i, theta, at_max, max_seq)) return false;
   }
   return true;
+}
+
+// Every theta_i at every seq_len: longrope's short factors (seq_len 0) and long factors (past the
+// original context); dynamic NTK at seq_len 0 and at its largest base (seq_len 2^64 - 1; theta_i
+// only falls as seq_len grows); the other scalings do not depend on seq_len. The bounds of
+// inv_freqs_clear_of_float32_limits settle most configurations without evaluating a pair.
+constexpr bool inv_freqs_ok(const rope_config& c) {
+  const rope_scaling& s = c.scaling;
+  const scaling_type type = s.type;
+  if ((type == scaling_type::linear || type == scaling_type::dynamic ||
+       type == scaling_type::yarn || type == scaling_type::llama3) &&
+      s.factor > derived_bound)
+    return false;
+  if (type == scaling_type::llama3 &&
+      (s.low_freq_factor < 1.0 / derived_bound || s.high_freq_factor > derived_bound))
+    return false;
+  if (inv_freqs_clear_of_float32_limits(c)) return true;
+  return inv_freqs_each_ok(c);
 }
 
 // YaRN's correction range: the betas within [2^-900, 2^900] keep L / (2 pi beta) and its log
