@@ -6,5 +6,6 @@
 
 #include <posenc/spec/alibi.hpp>
 #include <posenc/spec/learned.hpp>
+#include <posenc/spec/mrope.hpp>
 #include <posenc/spec/rope.hpp>
 #include <posenc/spec/sinusoidal.hpp>

@@ -4,6 +4,7 @@
 
 #include <posenc/tables/alibi.hpp>
 #include <posenc/tables/learned.hpp>
+#include <posenc/tables/mrope.hpp>
 #include <posenc/tables/rope_cache.hpp>
 #include <posenc/tables/rotation.hpp>
 #include <posenc/tables/runtime_rope_cache.hpp>
