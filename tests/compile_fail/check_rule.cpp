@@ -1,5 +1,6 @@
-// A compile-time spec of one encoding (-DPOSENC_ENCODING_<rope|sinusoidal|alibi|learned>) built
-// from the broken config of case <i> (-DPOSENC_CASE=<i>, numbered as rule_case.hpp's case_at), or,
+// A compile-time spec of one encoding
+// (-DPOSENC_ENCODING_<rope|sinusoidal|alibi|learned|mrope|axial_rope>) built from the broken
+// config of case <i> (-DPOSENC_CASE=<i>, numbered as rule_case.hpp's case_at), or,
 // with -DPOSENC_VALID -DPOSENC_RULE=<rule>, one spec per valid twin of the cases of that rule.
 // checked_<encoding><S> must stop compilation of the first with the rule's static_assert message,
 // and accept all the second. Compiled by run.sh with -fsyntax-only.
@@ -31,8 +32,20 @@ namespace rules = posenc_test::learned_rules;
 using error = posenc::learned_error;
 template <class S>
 inline constexpr auto checked = posenc::checked_learned<S>;
+#elif defined(POSENC_ENCODING_mrope)
+#include "broken_multiaxis.hpp"
+namespace rules = posenc_test::mrope_rules;
+using error = posenc::mrope_error;
+template <class S>
+inline constexpr auto checked = posenc::checked_mrope<S>;
+#elif defined(POSENC_ENCODING_axial_rope)
+#include "broken_multiaxis.hpp"
+namespace rules = posenc_test::axial_rope_rules;
+using error = posenc::axial_rope_error;
+template <class S>
+inline constexpr auto checked = posenc::checked_axial_rope<S>;
 #else
-#error "compile with -DPOSENC_ENCODING_<rope|sinusoidal|alibi|learned>"
+#error "compile with -DPOSENC_ENCODING_<rope|sinusoidal|alibi|learned|mrope|axial_rope>"
 #endif
 
 namespace {

@@ -16,6 +16,7 @@
 #include <string_view>
 
 #include "broken_additive.hpp"
+#include "broken_multiaxis.hpp"
 #include "broken_specs.hpp"
 
 namespace {
@@ -91,6 +92,11 @@ int with_encoding(std::string_view name, F f) {
     return f(pt::alibi_rules::cases, pt::alibi_rules::more_cases, posenc::all_alibi_rules);
   if (name == "learned")
     return f(pt::learned_rules::cases, pt::learned_rules::more_cases, posenc::all_learned_rules);
+  if (name == "mrope")
+    return f(pt::mrope_rules::cases, pt::mrope_rules::more_cases, posenc::all_mrope_rules);
+  if (name == "axial_rope")
+    return f(pt::axial_rope_rules::cases, pt::axial_rope_rules::more_cases,
+             posenc::all_axial_rope_rules);
   std::fprintf(stderr, "rule_message: unknown encoding '%.*s'\n", static_cast<int>(name.size()),
                name.data());
   return 1;

@@ -222,17 +222,13 @@ template <class S>
 concept axial_rope_spec = spec_detail::spec_of<S, axial_rope_config>;
 
 namespace spec_detail {
-// The 1-D spec inside a multi-axis spec, so that checked_rope states its rules with their own
-// messages.
-template <class S>
-struct rope_part {
-  static constexpr rope_config config = S::config.rope;
-};
-
 template <mrope_spec S>
 struct mrope_spec_check {
   static constexpr mrope_config c = S::config;
-  static constexpr rope_config r = checked_rope<rope_part<S>>;
+  // One static_assert per rule; the messages equal message(mrope_error::...).
+  static_assert(satisfies(c, mrope_error::rope),
+                "posenc: the rope config of an M-RoPE config breaks a rule (validate(c.rope) "
+                "names it)");
   static_assert(satisfies(c, mrope_error::mrope_section_value),
                 "posenc: every mrope_section entry must be > 0");
   static_assert(satisfies(c, mrope_error::mrope_section_sum),
@@ -246,7 +242,10 @@ struct mrope_spec_check {
 template <axial_rope_spec S>
 struct axial_rope_spec_check {
   static constexpr axial_rope_config c = S::config;
-  static constexpr rope_config r = checked_rope<rope_part<S>>;
+  static_assert(
+      satisfies(c, axial_rope_error::rope),
+      "posenc: the rope config of a 2-D axial RoPE config breaks a rule (validate(c.rope) "
+      "names it)");
   static_assert(satisfies(c, axial_rope_error::rotary_dim),
                 "posenc: 2-D axial RoPE needs rotary_dim divisible by 4 (rotary_dim/4 pairs per "
                 "axis)");
@@ -254,8 +253,8 @@ struct axial_rope_spec_check {
 };
 }  // namespace spec_detail
 
-// S::config, validated at compile time: the rope part's rules with rope's messages, then each
-// multi-axis rule with its own.
+// S::config, validated at compile time (a broken rule stops compilation with its message; for a
+// broken rope part, checked_rope on a spec of c.rope names the rope rule).
 template <mrope_spec S>
 inline constexpr mrope_config checked_mrope =
     spec_detail::checked_form<spec_detail::mrope_spec_check<S>>;
