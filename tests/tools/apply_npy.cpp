@@ -483,7 +483,7 @@ TEST_CASE("apply: --output writes numpy's header and the bits of the JSON output
   std::size_t same = 0;
   for (std::size_t i = 0; i < x.size(); ++i) {
     std::uint32_t u = 0;
-    for (int k = 0; k < 4; ++k)
+    for (std::size_t k = 0; k < 4; ++k)
       u |= static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[header.size() + 4 * i + k]))
            << (8 * k);
     float v;

@@ -362,6 +362,7 @@ std::string npy_file_bytes(npy_dtype t, std::span<const std::uint64_t> shape, co
   // Little-endian whatever the host: byte k of each element is bits 8k..8k+7 of its value.
   const auto* p = static_cast<const unsigned char*>(data);
   const std::size_t count = static_cast<std::size_t>(elements);
+  if (count == 0) return out;  // `data` may be null then
   if constexpr (std::endian::native == std::endian::little) {
     out.append(reinterpret_cast<const char*>(p), count * size);
   } else {
