@@ -151,8 +151,22 @@ def save(name, a, version=None):
     return path
 
 
+def phi3_config_json(cfg, path):
+    """A Phi-3-style config.json for cfg: HF v4's longrope with a top-level
+    original_max_position_embeddings (factor = max / original)."""
+    import json
+    with open(path, "w") as f:
+        json.dump({"model_type": "phi3", "hidden_size": 24 * cfg["head_dim"],
+                   "num_attention_heads": 24, "rope_theta": cfg["base"],
+                   "max_position_embeddings": cfg["max_position_embeddings"],
+                   "original_max_position_embeddings": cfg["original_max"],
+                   "rope_scaling": {"type": "longrope", "short_factor": cfg["short_factor"],
+                                    "long_factor": cfg["long_factor"]}}, f)
+    return path
+
+
 def case(name, cfg, shape, order, dtype, positions=None, k_heads=None, version=None,
-         scale_cos_sin=True, extra=()):
+         scale_cos_sin=True, extra=(), hf_config=False):
     rng = np.random.default_rng(zlib.crc32(name.encode()))
     x = rng.uniform(-4, 4, size=shape).astype(dtype)
     B = 1 if order == "THD" else shape[0]
@@ -175,7 +189,11 @@ def case(name, cfg, shape, order, dtype, positions=None, k_heads=None, version=N
                  os.path.join(SCRATCH, name + "_yk.npy")]
     if not scale_cos_sin:
         args.append("--no-scale-cos-sin")
-    run(args + flags_of(cfg) + list(extra))
+    if hf_config:
+        config = ["--hf-config", phi3_config_json(cfg, os.path.join(SCRATCH, name + ".json"))]
+    else:
+        config = flags_of(cfg)
+    run(args + config + list(extra))
     for tensor, out in ((x, "_yq.npy"), (k, "_yk.npy")):
         if tensor is None:
             continue
@@ -196,10 +214,11 @@ phi3 = {"head_dim": 128, "rotary_dim": 128, "base": 10000.0, "layout": "half",
         "short_factor": [float(round(1.0 + 0.05 * (i / 63) ** 2, 6)) for i in pairs],
         "long_factor": [float(round(1.0 + 59.0 * (i / 63) ** 3, 6)) for i in pairs]}
 
-# The acceptance case: HF layout [2, 8, 16, 128] float16, no --seq-len. Row 1 runs past the
-# original context, so the call's seq_len (5016) selects the long factors for both rows.
+# The acceptance case: HF layout [2, 8, 16, 128] float16, a Phi-3-style config.json, no
+# --seq-len. Row 1 runs past the original context, so the call's seq_len (5016) selects the long
+# factors for both rows.
 case("longrope_bhtd_f16_long", phi3, (2, 8, 16, 128), "BHTD", np.float16,
-     positions=[list(range(16)), list(range(5000, 5016))], k_heads=2)
+     positions=[list(range(16)), list(range(5000, 5016))], k_heads=2, hf_config=True)
 # Every position within the original context: the short factors.
 case("longrope_bhtd_f16_short", phi3, (2, 8, 16, 128), "BHTD", np.float16,
      positions=[list(range(16)), list(range(4000, 4016))])
