@@ -1,6 +1,7 @@
 // Fuzz harness: the command line of `posenc` (tools/cli/options.hpp), every subcommand. The input
 // split at NUL bytes is argv[1..]. It is parsed (parse_args), and the configuration it describes
-// is resolved (configure) unless it names a file (--hf-config, --input); --help prints the usage.
+// is resolved (configure) unless it names a file (--hf-config, --gguf, --input); --help prints the
+// usage.
 // No command runs, so nothing is written and no work grows with a flag's value. Expected outcomes:
 // an invocation, or cli_error. A finding: any other exception or a sanitizer report.
 #include <algorithm>
@@ -30,7 +31,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       if (usage_text().empty()) posenc_fuzz::finding("empty usage text");
       return 0;
     }
-    if (inv.version || inv.hf_config || inv.input) return 0;
+    if (inv.version || inv.hf_config || inv.gguf || inv.input) return 0;
     static_cast<void>(configure(inv));
   } catch (const cli_error&) {
     // The expected rejection of invalid input.

@@ -415,6 +415,13 @@ TEST_CASE("the keys read and not read; warnings for rope keys not understood",
                 "posenc: warning: c.json: rope key rope_scaling.mrope_section is not used",
                 "posenc: warning: c.json: rope key "
                 "rope_scaling.original_max_position_embeddings is not used"});
+  // v5 as saved: the sliding layers' top-level base is understood for the full-attention layers
+  k = keys_of(R"({"head_dim": 64, "rope_theta": 1e6, "rope_local_base_freq": 1e4,
+                  "rope_parameters": {"full_attention": {"rope_type": "linear", "factor": 8},
+                                      "sliding_attention": {"rope_type": "default"}}})",
+              "full_attention");
+  CHECK(k.unused == strings{"rope_local_base_freq", "rope_parameters.sliding_attention"});
+  CHECK(k.warnings.empty());
   // rope_scaling beside rope_parameters is not read; the other layer types' entries are listed
   k = keys_of(R"({"head_dim": 64, "rope_scaling": {"type": "linear", "factor": 2},
                   "rope_parameters": {"rope_type": "default"}})");

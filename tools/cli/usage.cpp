@@ -84,7 +84,8 @@ std::string usage_text() {
     s += continued(c.description, 10) + '\n';
     if (!c.note.empty()) s += "  " + std::string(c.note) + '\n';
   }
-  s += "\nConfig (flags override the fields of --preset or --hf-config, wherever they appear):\n";
+  s += "\nConfig (flags override the fields of --preset, --hf-config or --gguf, wherever they "
+       "appear):\n";
   append_help_lines(s, help_section::config);
   s += "\nRun:\n";
   append_help_lines(s, help_section::run);
