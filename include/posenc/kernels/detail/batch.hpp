@@ -12,10 +12,10 @@
 //   (quiet, sign and the top 9 payload bits kept: Intel SDM, VCVTPS2PH; tests/kernels/storage
 //   checks all 2^32 floats on each architecture). vcvtph2ps makes a signalling NaN quiet, to_float
 //   keeps its bits: the lanes holding a NaN get to_float's quiet bit back (only when a vector holds
-//   a NaN). Where neither is available (SSE2 to SSE4.2, AVX without AVX2 and F16C), integer code:
-//   widening by shifts and an exact float subtraction for subnormals, narrowing by to_f16's integer
-//   rounding, with the subnormal results rounded through exact scaling, truncation and comparisons
-//   (no step depends on the MXCSR rounding mode).
+//   a NaN). load_operand skips that step: see there. Where neither is available (SSE2 to SSE4.2,
+//   AVX without AVX2 and F16C), integer code: widening by shifts and an exact float subtraction for
+//   subnormals, narrowing by to_f16's integer rounding, with the subnormal results rounded through
+//   exact scaling, truncation and comparisons (no step depends on the MXCSR rounding mode).
 // - AArch64 NEON (neon64, and neon when built for AArch64): f16 with FCVTL / FCVTN
 //   (vcvt_f32_f16 / vcvt_f16_f32), four lanes at a time; bf16 by shifts (SHLL) and narrow_bf16.
 //   FCVTN rounds by FPCR.RMode and FCVTL quiets signalling NaNs: with the FPCR as Linux starts a
@@ -257,8 +257,9 @@ inline float32x4_t widen_f16_neon(uint16x4_t h) {
 }
 #endif
 
-// N consecutive values of storage type T as a float batch.
-template <class Arch, storage_type T>
+// N consecutive values of storage type T as a float batch. Quiet = true (load_operand) may give a
+// signalling NaN lane quiet where to_float keeps it signalling.
+template <class Arch, storage_type T, bool Quiet = false>
 fbatch<Arch> load_widened(const T* p) {
   [[maybe_unused]] constexpr conversion_kind k = conversion_of<Arch>();
   if constexpr (std::is_same_v<T, float>) {
@@ -269,6 +270,7 @@ fbatch<Arch> load_widened(const T* p) {
     if constexpr (std::is_same_v<T, bf16>) {
       return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
     } else {
+      if constexpr (Quiet) return _mm512_cvtph_ps(h);
       return widen_f16_avx512<Arch>(h);
     }
 #endif
@@ -278,6 +280,7 @@ fbatch<Arch> load_widened(const T* p) {
     if constexpr (std::is_same_v<T, bf16>) {
       return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
     } else {
+      if constexpr (Quiet) return _mm256_cvtph_ps(h);
       return widen_f16_f16c<Arch>(h);
     }
 #endif
@@ -297,6 +300,7 @@ fbatch<Arch> load_widened(const T* p) {
     if constexpr (std::is_same_v<T, bf16>) {
       return vreinterpretq_f32_u32(vshll_n_u16(h, 16));
     } else {
+      if constexpr (Quiet) return vcvt_f32_f16(vreinterpret_f16_u16(h));
       return widen_f16_neon<Arch>(h);
     }
 #endif
@@ -305,6 +309,17 @@ fbatch<Arch> load_widened(const T* p) {
     for (std::size_t i = 0; i < fbatch<Arch>::size; ++i) tmp[i] = load_float(p[i]);
     return fbatch<Arch>::load_aligned(tmp);
   }
+}
+
+// load_widened for values that are only operands of arithmetic (the RoPE bodies: every element
+// loaded is a factor of a product or an FMA, whose result is what is stored): a signalling NaN
+// may come out quiet. An operation with one NaN operand returns that NaN made quiet, whether or not
+// it was signalling (IEEE 754-2008 6.2.3; Intel SDM vol. 1, 4.8.3.5; Arm ARM, FPProcessNaN), so
+// the stored bits are the same, and the vcvtph2ps / FCVTL results need no repair (one compare and
+// branch less per vector).
+template <class Arch, storage_type T>
+fbatch<Arch> load_operand(const T* p) {
+  return load_widened<Arch, T, true>(p);
 }
 
 // The N lanes of v rounded once to T, at p.
@@ -363,11 +378,15 @@ void store_narrowed(T* p, const fbatch<Arch>& v) {
 
 // The first n < N values at p (the other lanes 0), and the first n lanes of v stored at p: the
 // tails of the kernels, through a stack buffer (bits copied, converted as a whole vector).
-template <class Arch, storage_type T>
+template <class Arch, storage_type T, bool Quiet = false>
 fbatch<Arch> load_widened_n(const T* p, std::size_t n) {
   T tmp[fbatch<Arch>::size] = {};
   std::memcpy(static_cast<void*>(tmp), static_cast<const void*>(p), n * sizeof(T));
-  return load_widened<Arch>(static_cast<const T*>(tmp));
+  return load_widened<Arch, T, Quiet>(static_cast<const T*>(tmp));
+}
+template <class Arch, storage_type T>
+fbatch<Arch> load_operand_n(const T* p, std::size_t n) {
+  return load_widened_n<Arch, T, true>(p, n);
 }
 
 template <class Arch, storage_type T>

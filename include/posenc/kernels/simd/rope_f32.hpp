@@ -98,7 +98,7 @@ inline void half_f32_heads(const rope_operand<T>* ops, std::size_t n_ops, std::s
       const T* x = ops[o].in.at(t, 0) + i0 + k;
       T* y = ops[o].out.at(t, 0) + i0 + k;
       for (std::size_t hd = 0; hd < heads; ++hd, x += in_step, y += out_step) {
-        const B a = load_widened<Arch>(x), b = load_widened<Arch>(x + h);
+        const B a = load_operand<Arch>(x), b = load_operand<Arch>(x + h);
         const B ra = mul_add<Arch>(a, c_a, b * s_a);
         const B rb = mul_add<Arch>(b, c_b, a * s_b);
         store_rotated<Arch, Stream>(y, ra);
@@ -119,7 +119,7 @@ inline void half_f32_heads(const rope_operand<T>* ops, std::size_t n_ops, std::s
       for (std::size_t hd = 0; hd < ops[o].in.heads; ++hd) {
         const T* x = ops[o].in.at(t, hd) + i0 + k;
         T* y = ops[o].out.at(t, hd) + i0 + k;
-        const B a = load_widened_n<Arch>(x, r), b = load_widened_n<Arch>(x + h, r);
+        const B a = load_operand_n<Arch>(x, r), b = load_operand_n<Arch>(x + h, r);
         const B ra = mul_add<Arch>(a, c_a, b * s_a);
         const B rb = mul_add<Arch>(b, c_b, a * s_b);
         store_narrowed_n<Arch>(y, ra, r);
@@ -159,7 +159,7 @@ inline void interleaved_f32_heads(const rope_operand<T>* ops, std::size_t n_ops,
       const T* x = ops[o].in.at(t, 0) + 2 * i0 + j;
       T* y = ops[o].out.at(t, 0) + 2 * i0 + j;
       for (std::size_t hd = 0; hd < heads; ++hd, x += in_step, y += out_step) {
-        const B v = load_widened<Arch>(x);
+        const B v = load_operand<Arch>(x);
         store_rotated<Arch, Stream>(y, mul_add<Arch>(v, c, swap_pairs<Arch>(v) * sn));
       }
     }
@@ -172,7 +172,7 @@ inline void interleaved_f32_heads(const rope_operand<T>* ops, std::size_t n_ops,
     const B sn = load_widened_n<Arch>(S + j, r);
     for (std::size_t o = 0; o < n_ops; ++o) {
       for (std::size_t hd = 0; hd < ops[o].in.heads; ++hd) {
-        const B v = load_widened_n<Arch>(ops[o].in.at(t, hd) + 2 * i0 + j, r);
+        const B v = load_operand_n<Arch>(ops[o].in.at(t, hd) + 2 * i0 + j, r);
         store_narrowed_n<Arch>(ops[o].out.at(t, hd) + 2 * i0 + j,
                                mul_add<Arch>(v, c, swap_pairs<Arch>(v) * sn), r);
       }
