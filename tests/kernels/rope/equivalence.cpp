@@ -446,11 +446,13 @@ TEST_CASE("kernels/rope: NaN inputs (one per pair) match the reference", "[rope]
 }
 
 // Calls past the kernel's size thresholds take other loop orders: head by head above
-// simd::detail::blocks_outer_max_bytes, and streaming stores (AVX-512, 64-byte aligned float or
-// bf16 outputs) from simd::detail::stream_threshold_bytes on. Their results are the reference's
-// all the same. Only the build-time architecture is run (these sizes are slow under sanitizers).
+// simd::detail::blocks_outer_max_bytes, and streaming stores (AVX-512, 64-byte aligned outputs;
+// 16-bit ones two vectors to a line) from simd::detail::stream_threshold_bytes on. Their results
+// are the reference's all the same. Only the build-time architecture is run (these sizes are slow
+// under sanitizers). A rotary_dim of 100 leaves rows that are not a whole number of vector blocks
+// (the bf16 bodies' lane order and the streamed blocks end in partial ones).
 template <class T>
-void check_large_calls(std::size_t tokens) {
+void check_large_calls(std::size_t tokens, std::uint32_t rotary_dim = 128) {
   constexpr std::size_t heads = 32, head_dim = 128;
   const std::size_t n = tokens * heads * head_dim;
   REQUIRE(n * sizeof(T) > simd::detail::blocks_outer_max_bytes);
@@ -472,7 +474,7 @@ void check_large_calls(std::size_t tokens) {
   const auto out = pk::dense(y, tokens, heads, head_dim);
   const auto pos = pk::token_positions::from(0);
   for (const rope_layout layout : {rope_layout::half, rope_layout::interleaved}) {
-    const Tables tabs(head_dim, head_dim, 10000.0, layout, tokens);
+    const Tables tabs(head_dim, rotary_dim, 10000.0, layout, tokens);
     for (const auto format : {pk::rope_table_format::compact, pk::rope_table_format::expanded}) {
       const pk::rope_table table = tabs.table(format, false);
       REQUIRE(pk::rope_reference<T>(table, in, pk::dense(ref_unfused, tokens, heads, head_dim), pos,
@@ -482,7 +484,7 @@ void check_large_calls(std::size_t tokens) {
       {
         using A = xsimd::default_arch;
         INFO(A::name() << ' ' << layout_name(layout) << ' ' << format_name(format) << ' '
-                       << posenc::storage_name<T>());
+                       << posenc::storage_name<T>() << " rotary_dim " << rotary_dim);
         const T* ref = simd::fma_mode_of<A> == pk::fma_mode::fused ? ref_fused : ref_unfused;
         // Out of place (streams where the ISA can), then in place, then an output one element
         // off 64-byte alignment (no streaming, still head by head).
@@ -508,8 +510,12 @@ TEST_CASE("kernels/rope: large calls (head by head, streaming stores) match the 
   if constexpr (simd::detail::has_stream<xsimd::default_arch>) {
     check_large_calls<float>(2100);  // 34.4 MB of output
     check_large_calls<bf16>(4100);   // 33.6 MB
+    check_large_calls<f16>(4100);
+    check_large_calls<f16>(4100, 100);
   } else {
     check_large_calls<float>(40);  // 655 kB
     check_large_calls<bf16>(80);
+    check_large_calls<f16>(80);
   }
+  check_large_calls<bf16>(80, 100);
 }

@@ -257,6 +257,18 @@ inline float32x4_t widen_f16_neon(uint16x4_t h) {
 }
 #endif
 
+#if XSIMD_WITH_AVX512F
+// The sixteen lanes of v rounded once to 16-bit storage T.
+template <class Arch, storage_type T>
+inline __m256i narrow16_avx512(const fbatch<Arch>& v) {
+  if constexpr (std::is_same_v<T, bf16>) {
+    return _mm512_cvtepi32_epi16(narrow_bf16<Arch>(v));
+  } else {
+    return _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT);
+  }
+}
+#endif
+
 // N consecutive values of storage type T as a float batch. Quiet = true (load_operand) may give a
 // signalling NaN lane quiet where to_float keeps it signalling.
 template <class Arch, storage_type T, bool Quiet = false>
@@ -330,13 +342,7 @@ void store_narrowed(T* p, const fbatch<Arch>& v) {
     v.store_unaligned(p);
 #if XSIMD_WITH_AVX512F
   } else if constexpr (k == conversion_kind::avx512) {
-    __m256i h;
-    if constexpr (std::is_same_v<T, bf16>) {
-      h = _mm512_cvtepi32_epi16(narrow_bf16<Arch>(v));
-    } else {
-      h = _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT);
-    }
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), h);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), narrow16_avx512<Arch, T>(v));
 #endif
 #if XSIMD_WITH_AVX2 && defined(__F16C__)
   } else if constexpr (k == conversion_kind::f16c) {

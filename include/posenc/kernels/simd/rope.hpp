@@ -29,9 +29,10 @@
 //   vector (detail/batch.hpp): they reuse each block of the row for every head and need no
 //   per-token permutation.
 // - f16 (and _Float16): the float bodies, each vector widened on load and narrowed on store by
-//   load_widened / store_narrowed (detail/batch.hpp: F16C or AVX-512F conversions, integer code
-//   on SSE), bit-identical to to_float and to_f16; the last vector of a row that is not a
-//   multiple of W goes through a stack buffer, converted the same way.
+//   load_operand / store_narrowed (detail/batch.hpp: F16C or AVX-512F conversions, integer code
+//   on SSE, FCVTL / FCVTN on AArch64), giving the bits of to_float and to_f16; the last vector of
+//   a row that is not a multiple of W goes through a stack buffer, converted the same way. Large
+//   aligned outputs are streamed two vectors (one 64-byte line) at a time.
 // Rows past the table with an on_the_fly config are computed in chunks of on_the_fly_chunk pairs
 // by detail::on_the_fly_row (the function every table entry comes from) into stack buffers.
 //
@@ -194,7 +195,7 @@ void apply_chunk(const rope_table& table, const row_source& r, std::size_t i0, s
       }
     }
     // float, f16 and _Float16 share the bodies: 16-bit storage is widened and narrowed a vector
-    // at a time (detail/batch.hpp), never streamed.
+    // at a time (detail/batch.hpp), streamed two vectors (one line) at a time.
     const auto heads = [&]<bool Stream>(const rope_operand<T>* hops, std::size_t n_hops) {
       if (inter) {
         interleaved_f32_heads<Arch, Stream>(hops, n_hops, t, i0, n, C, S);
@@ -205,7 +206,7 @@ void apply_chunk(const rope_table& table, const row_source& r, std::size_t i0, s
                                             r.cos + h + i0, r.sin + h + i0);
       }
     };
-    if constexpr (std::is_same_v<T, float>) {
+    if constexpr (has_stream<Arch>) {
       if (stream) {
         heads.template operator()<true>(ops, n_ops);
         return;
@@ -247,7 +248,7 @@ kernel_error run(const rope_table& table, const rope_operand<T>* all_ops, std::s
   // cos/sin from registers for every head; large ones go head by head, streaming through memory.
   const bool blocks_outer = out_bytes <= blocks_outer_max_bytes;
   bool stream = false;
-  if constexpr ((std::is_same_v<T, float> || std::is_same_v<T, bf16>)&&has_stream<Arch>) {
+  if constexpr (has_stream<Arch>) {
     // Every vector store must cover one whole, aligned 64-byte line: E elements from element
     // offsets that are multiples of E (half layout: also the b channels, at R/2).
     constexpr std::size_t E = 64 / sizeof(T);

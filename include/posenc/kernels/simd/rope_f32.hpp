@@ -42,8 +42,8 @@ inline void store_f32(float* p, const fbatch<Arch>& v) {
   v.store_unaligned(p);
 }
 
-// Stores v at p as storage type T: float with store_f32, bf16 and f16 narrowed (never streamed:
-// one vector of them is half a cache line or less).
+// Stores v at p as storage type T: float with store_f32, bf16 and f16 narrowed (one vector of them
+// is half a cache line or less: streamed only in pairs, stream_narrowed2).
 template <class Arch, bool Stream, class T>
 inline void store_rotated(T* p, const fbatch<Arch>& v) {
   if constexpr (std::is_same_v<T, float>) {
@@ -52,6 +52,22 @@ inline void store_rotated(T* p, const fbatch<Arch>& v) {
     static_assert(!Stream, "posenc: 16-bit outputs are not streamed");
     store_narrowed<Arch>(p, v);
   }
+}
+
+// lo and hi (2W consecutive elements) narrowed to 16-bit storage T and written as one whole
+// 64-byte line at p (aligned to 64) with one streaming store (has_stream<Arch> only).
+template <class Arch, class T>
+inline void stream_narrowed2(T* p, const fbatch<Arch>& lo, const fbatch<Arch>& hi) {
+#if XSIMD_WITH_AVX512F
+  if constexpr (std::is_base_of_v<xsimd::avx512f, Arch>) {
+    const __m512i line = _mm512_inserti64x4(_mm512_castsi256_si512(narrow16_avx512<Arch, T>(lo)),
+                                            narrow16_avx512<Arch, T>(hi), 1);
+    _mm512_stream_si512(reinterpret_cast<__m512i*>(p), line);
+    return;
+  }
+#endif
+  store_narrowed<Arch>(p, lo);
+  store_narrowed<Arch>(p + fbatch<Arch>::size, hi);
 }
 
 // Whether the kernels stream for Arch: only where one vector store is one whole 64-byte cache line
@@ -78,14 +94,39 @@ struct rope_operand {
 
 // Half layout, pairs [i0, i0 + n) of token t; the rows are indexed by k = i - i0. Compact:
 // c = ca, s_b = sb, s_a = -sb (ca == cb and sa == sb are the compact row); expanded: four rows in
-// channel order.
+// channel order. Stream with 16-bit T: blocks of 2W pairs, each channel's two vectors one line.
 template <class Arch, bool Compact, bool Stream, class T>
 inline void half_f32_heads(const rope_operand<T>* ops, std::size_t n_ops, std::size_t t,
                            std::size_t h, std::size_t i0, std::size_t n, const float* ca,
                            const float* sa, const float* cb, const float* sb) {
   using B = fbatch<Arch>;
   constexpr std::size_t W = B::size;
+  constexpr bool stream_one = Stream && std::is_same_v<T, float>;
   std::size_t k = 0;
+  if constexpr (Stream && !std::is_same_v<T, float>) {
+    for (; k + 2 * W <= n; k += 2 * W) {
+      const B c_a0 = B::load_unaligned(ca + k), c_a1 = B::load_unaligned(ca + k + W);
+      const B s_b0 = B::load_unaligned(sb + k), s_b1 = B::load_unaligned(sb + k + W);
+      const B c_b0 = Compact ? c_a0 : B::load_unaligned(cb + k);
+      const B c_b1 = Compact ? c_a1 : B::load_unaligned(cb + k + W);
+      const B s_a0 = Compact ? negate<Arch>(s_b0) : B::load_unaligned(sa + k);
+      const B s_a1 = Compact ? negate<Arch>(s_b1) : B::load_unaligned(sa + k + W);
+      for (std::size_t o = 0; o < n_ops; ++o) {
+        const std::size_t heads = ops[o].in.heads;
+        const std::size_t in_step = ops[o].in.head_stride, out_step = ops[o].out.head_stride;
+        const T* x = ops[o].in.at(t, 0) + i0 + k;
+        T* y = ops[o].out.at(t, 0) + i0 + k;
+        for (std::size_t hd = 0; hd < heads; ++hd, x += in_step, y += out_step) {
+          const B a0 = load_operand<Arch>(x), a1 = load_operand<Arch>(x + W);
+          const B b0 = load_operand<Arch>(x + h), b1 = load_operand<Arch>(x + h + W);
+          stream_narrowed2<Arch>(y, mul_add<Arch>(a0, c_a0, b0 * s_a0),
+                                 mul_add<Arch>(a1, c_a1, b1 * s_a1));
+          stream_narrowed2<Arch>(y + h, mul_add<Arch>(b0, c_b0, a0 * s_b0),
+                                 mul_add<Arch>(b1, c_b1, a1 * s_b1));
+        }
+      }
+    }
+  }
   for (; k + W <= n; k += W) {
     const B c_a = B::load_unaligned(ca + k);
     const B s_b = B::load_unaligned(sb + k);
@@ -101,8 +142,8 @@ inline void half_f32_heads(const rope_operand<T>* ops, std::size_t n_ops, std::s
         const B a = load_operand<Arch>(x), b = load_operand<Arch>(x + h);
         const B ra = mul_add<Arch>(a, c_a, b * s_a);
         const B rb = mul_add<Arch>(b, c_b, a * s_b);
-        store_rotated<Arch, Stream>(y, ra);
-        store_rotated<Arch, Stream>(y + h, rb);
+        store_rotated<Arch, stream_one>(y, ra);
+        store_rotated<Arch, stream_one>(y + h, rb);
       }
     }
   }
@@ -142,14 +183,32 @@ inline void half_f32_heads(const rope_operand<T>* ops, std::size_t n_ops, std::s
 }
 
 // Interleaved layout, pairs [i0, i0 + n) of token t = channels [2 i0, 2 i0 + 2n); C, S in
-// expanded channel order from channel 2 i0.
+// expanded channel order from channel 2 i0. Stream with 16-bit T: blocks of 2W channels, one line.
 template <class Arch, bool Stream, class T>
 inline void interleaved_f32_heads(const rope_operand<T>* ops, std::size_t n_ops, std::size_t t,
                                   std::size_t i0, std::size_t n, const float* C, const float* S) {
   using B = fbatch<Arch>;
   constexpr std::size_t W = B::size;
+  constexpr bool stream_one = Stream && std::is_same_v<T, float>;
   const std::size_t channels = 2 * n;
   std::size_t j = 0;
+  if constexpr (Stream && !std::is_same_v<T, float>) {
+    for (; j + 2 * W <= channels; j += 2 * W) {
+      const B c0 = B::load_unaligned(C + j), c1 = B::load_unaligned(C + j + W);
+      const B s0 = B::load_unaligned(S + j), s1 = B::load_unaligned(S + j + W);
+      for (std::size_t o = 0; o < n_ops; ++o) {
+        const std::size_t heads = ops[o].in.heads;
+        const std::size_t in_step = ops[o].in.head_stride, out_step = ops[o].out.head_stride;
+        const T* x = ops[o].in.at(t, 0) + 2 * i0 + j;
+        T* y = ops[o].out.at(t, 0) + 2 * i0 + j;
+        for (std::size_t hd = 0; hd < heads; ++hd, x += in_step, y += out_step) {
+          const B v0 = load_operand<Arch>(x), v1 = load_operand<Arch>(x + W);
+          stream_narrowed2<Arch>(y, mul_add<Arch>(v0, c0, swap_pairs<Arch>(v0) * s0),
+                                 mul_add<Arch>(v1, c1, swap_pairs<Arch>(v1) * s1));
+        }
+      }
+    }
+  }
   for (; j + W <= channels; j += W) {
     const B c = B::load_unaligned(C + j);
     const B sn = B::load_unaligned(S + j);
@@ -160,7 +219,7 @@ inline void interleaved_f32_heads(const rope_operand<T>* ops, std::size_t n_ops,
       T* y = ops[o].out.at(t, 0) + 2 * i0 + j;
       for (std::size_t hd = 0; hd < heads; ++hd, x += in_step, y += out_step) {
         const B v = load_operand<Arch>(x);
-        store_rotated<Arch, Stream>(y, mul_add<Arch>(v, c, swap_pairs<Arch>(v) * sn));
+        store_rotated<Arch, stream_one>(y, mul_add<Arch>(v, c, swap_pairs<Arch>(v) * sn));
       }
     }
   }
