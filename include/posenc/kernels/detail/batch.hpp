@@ -72,6 +72,13 @@ inline ubatch<Arch> narrow_bf16(const fbatch<Arch>& v) {
   const U u = xsimd::bitwise_cast<U>(v);
   const U hi = u >> 16;
   const U rounded = (u + U(0x7fffu) + (hi & U(1u))) >> 16;
+#if XSIMD_WITH_AVX512F
+  // AVX-512: the NaN lanes by a mask (one compare and one masked OR, no branch).
+  if constexpr (std::is_base_of_v<xsimd::avx512f, Arch>) {
+    return U(_mm512_mask_or_epi32(rounded, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), hi,
+                                  _mm512_set1_epi32(0x40)));
+  }
+#endif
   // The NaN lanes only where the vector holds a NaN (rare; one compare and branch otherwise).
   if (!xsimd::any(xsimd::isnan(v))) return rounded;
   // |u| > 0x7f800000 (NaN) exactly when |u| + 0x7fffff reaches 2^31.
