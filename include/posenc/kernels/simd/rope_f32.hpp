@@ -60,8 +60,11 @@ template <class Arch, class T>
 inline void stream_narrowed2(T* p, const fbatch<Arch>& lo, const fbatch<Arch>& hi) {
 #if XSIMD_WITH_AVX512F
   if constexpr (std::is_base_of_v<xsimd::avx512f, Arch>) {
-    const __m512i line = _mm512_inserti64x4(_mm512_castsi256_si512(narrow16_avx512<Arch, T>(lo)),
-                                            narrow16_avx512<Arch, T>(hi), 1);
+    // Named first: clang defines _mm512_inserti64x4 as a macro, whose arguments cannot hold the
+    // comma of a template argument list.
+    const __m256i low_half = narrow16_avx512<Arch, T>(lo);
+    const __m256i high_half = narrow16_avx512<Arch, T>(hi);
+    const __m512i line = _mm512_inserti64x4(_mm512_castsi256_si512(low_half), high_half, 1);
     _mm512_stream_si512(reinterpret_cast<__m512i*>(p), line);
     return;
   }
