@@ -179,8 +179,8 @@ def files():
 
 
 def main():
-    if len(sys.argv) != 2:
-        sys.exit("usage: make_gguf.py OUTDIR")
+    if len(sys.argv) != 2 or sys.argv[1].startswith("-"):
+        sys.exit("usage: make_gguf.py OUTDIR  (writes the test GGUF files into OUTDIR)")
     outdir = sys.argv[1]
     os.makedirs(outdir, exist_ok=True)
     for name, data in files().items():
