@@ -61,8 +61,9 @@ constexpr bool names_unique() {
   return true;
 }
 static_assert(names_unique(), "preset names are unique");
-static_assert(posenc::preset_count == 11 && posenc::preset_names[0] == "llama-2-7b" &&
-                  posenc::preset_names[10] == "deepseek-v2-lite",
+static_assert(posenc::preset_count == 12 && posenc::preset_names[0] == "llama-2-7b" &&
+                  posenc::preset_names[10] == "deepseek-v2-lite" &&
+                  posenc::preset_names[11] == "deepseek-v3",
               "preset_names lists presets::all in order");
 
 // Every preset's head_dim is one that select_head_dim instantiates.
@@ -123,6 +124,16 @@ static_assert(matches<presets::phi_3_mini_128k_instruct>({3072 / 32, 3072 / 32, 
 static_assert(matches<presets::deepseek_v2_lite>({64, 64, 10000.0, interleaved, scaling_type::yarn,
                                                   163840}),
               "DeepSeek-V2-Lite: the rope slice, qk_rope_head_dim 64, interleaved");
+static_assert(matches<presets::deepseek_v3>({64, 64, 10000.0, interleaved, scaling_type::yarn,
+                                             163840}),
+              "DeepSeek-V3: the rope slice, qk_rope_head_dim 64, interleaved");
+static_assert(presets::deepseek_v3::config.scaling.factor == 40.0 &&
+                  presets::deepseek_v3::config.scaling.original_max_position_embeddings == 4096 &&
+                  presets::deepseek_v3::config.scaling.beta_fast == 32.0 &&
+                  presets::deepseek_v3::config.scaling.beta_slow == 1.0 &&
+                  presets::deepseek_v3::config.scaling.mscale == 1.0 &&
+                  presets::deepseek_v3::config.scaling.mscale_all_dim == 1.0,
+              "DeepSeek-V3 rope_scaling: yarn 40 over 4096, beta 32/1, mscale 1.0/1.0");
 
 // HF's int() truncation of head_dim * factor in double: 96 * 0.25 is exact; 0.4 is 2.2e-17 above
 // 2/5, so 80 * 0.4 is 1.8e-15 above 32 and rounds to 32.0 (half an ulp there is 3.6e-15): neither

@@ -194,14 +194,14 @@ inline constexpr std::array more_cases = std::to_array<rule_case>({
     {rope_error::attention_factor, "attention_factor_longrope",
      head_dim_8(scaling::longrope(two_factors, two_factors, 4096, 8192, -1.0), 4),
      head_dim_8(scaling::longrope(two_factors, two_factors, 4096, 8192, 1.0), 4)},
-    // llama3 high_freq_factor > low_freq_factor > 0, high finite (an infinite low fails
-    // high > low).
+    // llama3 high_freq_factor >= low_freq_factor > 0, high finite (an infinite low fails
+    // high >= low; equal factors are Llama-4 Scout's empty band).
     {rope_error::llama3_freq_factors, "llama3_low_freq_factor_zero",
      head_dim_8(scaling::llama3(8.0, 0.0, 4.0, 8192), 8, 500000.0),
      head_dim_8(scaling::llama3(8.0, 0.5, 4.0, 8192), 8, 500000.0)},
-    {rope_error::llama3_freq_factors, "llama3_freq_factors_equal",
-     head_dim_8(scaling::llama3(8.0, 4.0, 4.0, 8192), 8, 500000.0),
-     head_dim_8(scaling::llama3(8.0, 4.0, 4.5, 8192), 8, 500000.0)},
+    {rope_error::llama3_freq_factors, "llama3_freq_factors_reversed",
+     head_dim_8(scaling::llama3(8.0, 4.0, 2.0, 8192), 8, 500000.0),
+     head_dim_8(scaling::llama3(8.0, 4.0, 4.0, 8192), 8, 500000.0)},
     {rope_error::llama3_freq_factors, "llama3_high_freq_factor_infinite",
      head_dim_8(scaling::llama3(8.0, 1.0, inf, 8192), 8, 500000.0),
      head_dim_8(scaling::llama3(8.0, 1.0, 4.0, 8192), 8, 500000.0)},

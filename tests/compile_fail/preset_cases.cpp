@@ -29,10 +29,11 @@ struct edited : P {
   static constexpr posenc::rope_config config = broken ? Edit(P::config) : P::config;
 };
 
-// Llama 3.1 with its llama3 band closed (low_freq_factor == high_freq_factor).
+// Llama 3.1 with its llama3 band reversed (low_freq_factor above high_freq_factor; equal ones
+// are Llama-4 Scout's empty band, which is valid).
 #if defined(POSENC_VALID) || defined(POSENC_CASE_preset_llama3_freq_factors)
 using llama = edited<presets::llama_3_1_8b, [](posenc::rope_config c) {
-  c.scaling.low_freq_factor = c.scaling.high_freq_factor;
+  c.scaling.low_freq_factor = 2.0 * c.scaling.high_freq_factor;
   return c;
 }>;
 [[maybe_unused]] constexpr const auto& llama_cache = posenc::rope_cache_v<llama, float, 2>;

@@ -101,6 +101,8 @@ const published kPublished[] = {
    0.0, 131072},
   {"deepseek-v2-lite", "deepseek-ai/DeepSeek-V2-Lite", 2048, 16, 64, 0, 1.0, 10000.0, inter,
    scaling_type::yarn, 40.0, 1.0, 4.0, 4096, 32.0, 1.0, 0.707, 0.707, 163840},
+  {"deepseek-v3", "deepseek-ai/DeepSeek-V3", 7168, 128, 64, 0, 1.0, 10000.0, inter,
+   scaling_type::yarn, 40.0, 1.0, 4.0, 4096, 32.0, 1.0, 1.0, 1.0, 163840},
 };
 // clang-format on
 

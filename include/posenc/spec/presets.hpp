@@ -19,6 +19,8 @@
 #include <boost/hana/tuple.hpp>
 #include <boost/hana/type.hpp>
 
+#include <posenc/spec/layer_plan.hpp>
+#include <posenc/spec/mrope.hpp>
 #include <posenc/spec/rope.hpp>
 
 namespace posenc::presets {
@@ -199,12 +201,135 @@ struct deepseek_v2_lite {
                                       scaling::yarn(40.0, 4096, 32.0, 1.0, true, 0.707, 0.707)};
 };
 
+// deepseek-ai/DeepSeek-V3 config.json: qk_rope_head_dim 64 (as DeepSeek-V2-Lite above, the rope
+// slice is interleaved); rope_theta 10000; rope_scaling {type "yarn", factor 40,
+// original_max_position_embeddings 4096, beta_fast 32, beta_slow 1, mscale 1.0, mscale_all_dim
+// 1.0}; max_position_embeddings 163840; num_hidden_layers 61. With mscale == mscale_all_dim the
+// attention factor is 1.
+struct deepseek_v3 {
+  static constexpr std::string_view name = "deepseek-v3";
+  static constexpr std::uint32_t max_position_embeddings = 163840;
+  static constexpr rope_config config{64, 64, 10000.0, rope_layout::interleaved,
+                                      scaling::yarn(40.0, 4096, 32.0, 1.0, true, 1.0, 1.0)};
+  static constexpr model_config model{.num_hidden_layers = 61, .rope = config};
+};
+
 // Every preset, as Boost.Hana types.
 inline constexpr auto all = boost::hana::make_tuple(
     boost::hana::type_c<llama_2_7b>, boost::hana::type_c<llama_3_8b>,
     boost::hana::type_c<llama_3_1_8b>, boost::hana::type_c<mistral_7b_v0_1>,
     boost::hana::type_c<qwen2_7b>, boost::hana::type_c<codellama_7b>, boost::hana::type_c<gpt_j_6b>,
     boost::hana::type_c<gpt_neox_20b>, boost::hana::type_c<phi_2>,
-    boost::hana::type_c<phi_3_mini_128k_instruct>, boost::hana::type_c<deepseek_v2_lite>);
+    boost::hana::type_c<phi_3_mini_128k_instruct>, boost::hana::type_c<deepseek_v2_lite>,
+    boost::hana::type_c<deepseek_v3>);
+
+// ---- models: the per-layer plan (spec/layer_plan.hpp) ------------------------------------------
+// One type per published model with `static constexpr model_config model`, its `name` and
+// `max_position_embeddings`. Models whose layers differ (Gemma-3, Llama-4) or whose rotation is
+// multi-axis (Qwen2-VL, Pixtral) have no single `config` and are not in `all`; DeepSeek-V3 is in
+// both.
+
+// Qwen/Qwen2-VL-7B-Instruct config.json: hidden_size 3584 / num_attention_heads 28 = 128;
+// num_hidden_layers 28; rope_theta 1000000.0; rope_scaling {type "mrope", mrope_section
+// [16, 24, 24]} (contiguous sections, HF modeling_qwen2_vl.py apply_multimodal_rotary_pos_emb);
+// max_position_embeddings 32768; use_sliding_window false (every layer full attention).
+struct qwen2_vl_7b {
+  static constexpr std::string_view name = "qwen2-vl-7b";
+  static constexpr std::uint32_t max_position_embeddings = 32768;
+  static constexpr model_config model{
+      .num_hidden_layers = 28,
+      .rope = {128, 128, 1000000.0, rope_layout::half, scaling::none()},
+      .form = rotary_form::mrope,
+      .mrope_section = {16, 24, 24},
+      .section_layout = mrope_layout::contiguous};
+};
+
+// Qwen/Qwen2.5-VL-7B-Instruct config.json: as Qwen2-VL-7B (3584 / 28 = 128, 28 layers,
+// rope_theta 1000000.0, mrope_section [16, 24, 24], use_sliding_window false) with
+// max_position_embeddings 128000.
+struct qwen2_5_vl_7b {
+  static constexpr std::string_view name = "qwen2.5-vl-7b";
+  static constexpr std::uint32_t max_position_embeddings = 128000;
+  static constexpr model_config model{
+      .num_hidden_layers = 28,
+      .rope = {128, 128, 1000000.0, rope_layout::half, scaling::none()},
+      .form = rotary_form::mrope,
+      .mrope_section = {16, 24, 24},
+      .section_layout = mrope_layout::contiguous};
+};
+
+// google/gemma-3-4b-it config.json, text_config: head_dim 256 (Gemma3TextConfig's default),
+// num_hidden_layers 34, sliding_window 1024, rope_scaling {rope_type "linear", factor 8.0};
+// rope_theta 1000000.0, rope_local_base_freq 10000.0, sliding_window_pattern 6 and
+// max_position_embeddings 131072 are Gemma3TextConfig's defaults (configuration_gemma3.py), which
+// the checkpoint leaves unset. The same settings are those of tests/golden/hf_gemma3_rope.json.
+struct gemma_3_4b {
+  static constexpr std::string_view name = "gemma-3-4b";
+  static constexpr std::uint32_t max_position_embeddings = 131072;
+  static constexpr model_config model{
+      .num_hidden_layers = 34,
+      .rope = {256, 256, 1000000.0, rope_layout::half, scaling::linear(8.0)},
+      .sliding_window = 1024,
+      .sliding_window_pattern = 6,
+      .rope_local_base_freq = 10000.0};
+};
+
+// google/gemma-3-27b-it config.json, text_config: head_dim 128, hidden_size 5376,
+// num_attention_heads 32, num_hidden_layers 62, sliding_window 1024, rope_scaling {rope_type
+// "linear", factor 8.0}; rope_theta 1000000.0, rope_local_base_freq 10000.0,
+// sliding_window_pattern 6, max_position_embeddings 131072 (Gemma3TextConfig's defaults, as
+// above).
+struct gemma_3_27b {
+  static constexpr std::string_view name = "gemma-3-27b";
+  static constexpr std::uint32_t max_position_embeddings = 131072;
+  static constexpr model_config model{
+      .num_hidden_layers = 62,
+      .rope = {128, 128, 1000000.0, rope_layout::half, scaling::linear(8.0)},
+      .sliding_window = 1024,
+      .sliding_window_pattern = 6,
+      .rope_local_base_freq = 10000.0};
+};
+
+// meta-llama/Llama-4-Scout-17B-16E config.json, text_config: head_dim 128, num_hidden_layers 48,
+// rope_theta 500000.0, rope_scaling {rope_type "llama3", factor 16.0, low_freq_factor 1.0,
+// high_freq_factor 1.0, original_max_position_embeddings 8192}, attention_chunk_size 8192,
+// attn_temperature_tuning 4 (read as true), floor_scale 8192, attn_scale 0.1,
+// max_position_embeddings 10485760; no_rope_layers empty, so Llama4TextConfig derives it from
+// no_rope_layer_interval 4 (its default; configuration_llama4.py): layers 3, 7, ..., 47 are NoPE.
+// Pairs are adjacent channels (HF modeling_llama4.py rotates view_as_complex(x.reshape(..., -1,
+// 2))): interleaved.
+struct llama_4_scout {
+  static constexpr std::string_view name = "llama-4-scout";
+  static constexpr std::uint32_t max_position_embeddings = 10485760;
+  static constexpr model_config model{
+      .num_hidden_layers = 48,
+      .rope = {128, 128, 500000.0, rope_layout::interleaved, scaling::llama3(16.0, 1.0, 1.0, 8192)},
+      .no_rope_layer_interval = 4,
+      .attention_chunk_size = 8192,
+      .attn_temperature_tuning = true,
+      .floor_scale = 8192.0,
+      .attn_scale = 0.1};
+};
+
+// mistral-community/pixtral-12b config.json, vision_config (the 2-D part; the text model is 1-D
+// RoPE): hidden_size 1024 / num_attention_heads 16 = head_dim 64, num_hidden_layers 24,
+// rope_theta 10000.0, image_size 1024 / patch_size 16 = 64 positions per axis (stored as
+// max_position_embeddings). HF PixtralRotaryEmbedding: rows take freqs[::2], columns freqs[1::2]
+// (axial_frequencies::alternating).
+struct pixtral_12b {
+  static constexpr std::string_view name = "pixtral-12b";
+  static constexpr std::uint32_t max_position_embeddings = 64;
+  static constexpr model_config model{.num_hidden_layers = 24,
+                                      .rope = {64, 64, 10000.0, rope_layout::half, scaling::none()},
+                                      .form = rotary_form::axial,
+                                      .frequencies = axial_frequencies::alternating};
+};
+
+// Every model preset, as Boost.Hana types.
+inline constexpr auto models =
+    boost::hana::make_tuple(boost::hana::type_c<qwen2_vl_7b>, boost::hana::type_c<qwen2_5_vl_7b>,
+                            boost::hana::type_c<gemma_3_4b>, boost::hana::type_c<gemma_3_27b>,
+                            boost::hana::type_c<llama_4_scout>, boost::hana::type_c<pixtral_12b>,
+                            boost::hana::type_c<deepseek_v3>);
 
 }  // namespace posenc::presets

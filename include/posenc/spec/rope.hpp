@@ -271,7 +271,10 @@ constexpr dd yarn_ramp(const yarn_range& r, std::uint32_t i) {
 
 // HF _compute_llama3_parameters' smooth factor of a pair of frequency theta, by its wavelength
 // 2 pi / theta against L/low_freq_factor and L/high_freq_factor: 0 above the first (theta/factor),
-// 1 below the second (theta unchanged), (L/wavelen - low_ff)/(high_ff - low_ff) between.
+// 1 below the second (theta unchanged), (L/wavelen - low_ff)/(high_ff - low_ff) between. With
+// low_ff == high_ff (Llama-4 Scout's 1 and 1) the band is empty: a pair is divided by the factor
+// iff its wavelength exceeds L/low_ff, and a wavelength of exactly L keeps theta (where HF's
+// blend divides 0 by 0).
 constexpr dd llama3_smooth(const rope_config& c, dd theta) {
   const rope_scaling& s = c.scaling;
   const double L = static_cast<double>(s.original_max_position_embeddings);
@@ -279,7 +282,7 @@ constexpr dd llama3_smooth(const rope_config& c, dd theta) {
   const dd low_wavelen = dd{L} / s.low_freq_factor;
   const dd high_wavelen = dd{L} / s.high_freq_factor;
   if (low_wavelen < wavelen) return dd{0.0};
-  if (wavelen < high_wavelen) return dd{1.0};
+  if (wavelen < high_wavelen || !(s.low_freq_factor < s.high_freq_factor)) return dd{1.0};
   return (dd{L} / wavelen - s.low_freq_factor) / (dd{s.high_freq_factor} - s.low_freq_factor);
 }
 }  // namespace spec_detail
@@ -423,7 +426,7 @@ constexpr const char* message(rope_error e) {
     case rope_error::yarn_mscale:
       return "posenc: yarn mscale and mscale_all_dim must be finite and >= 0";
     case rope_error::llama3_freq_factors:
-      return "posenc: llama3 needs finite high_freq_factor > low_freq_factor > 0";
+      return "posenc: llama3 needs finite high_freq_factor >= low_freq_factor > 0";
     case rope_error::longrope_factor_length:
       return "posenc: longrope short_factor and long_factor need rotary_dim/2 entries each";
     case rope_error::longrope_factor_value:
@@ -638,7 +641,7 @@ constexpr bool satisfies(const rope_config& c, rope_error e) {
     case rope_error::llama3_freq_factors:
       return t != scaling_type::llama3 ||
              (is_finite(s.low_freq_factor) && is_finite(s.high_freq_factor) &&
-              s.low_freq_factor > 0.0 && s.high_freq_factor > s.low_freq_factor);
+              s.low_freq_factor > 0.0 && s.high_freq_factor >= s.low_freq_factor);
     case rope_error::longrope_factor_length:
       return t != scaling_type::longrope || (s.short_factor.size() == c.rotary_dim / 2 &&
                                              s.long_factor.size() == c.rotary_dim / 2);
@@ -715,7 +718,7 @@ struct rope_spec_check {
   static_assert(satisfies(c, rope_error::yarn_mscale),
                 "posenc: yarn mscale and mscale_all_dim must be finite and >= 0");
   static_assert(satisfies(c, rope_error::llama3_freq_factors),
-                "posenc: llama3 needs finite high_freq_factor > low_freq_factor > 0");
+                "posenc: llama3 needs finite high_freq_factor >= low_freq_factor > 0");
   static_assert(satisfies(c, rope_error::longrope_factor_length),
                 "posenc: longrope short_factor and long_factor need rotary_dim/2 entries each");
   static_assert(satisfies(c, rope_error::longrope_factor_value),

@@ -28,6 +28,7 @@
 #include <boost/hana/type.hpp>
 #include <boost/hana/unpack.hpp>
 
+#include <posenc/spec/layer_plan.hpp>
 #include <posenc/spec/presets.hpp>
 #include <posenc/spec/rope.hpp>
 
@@ -101,6 +102,49 @@ inline std::string unknown_preset_message(std::string_view name) {
   out.append(name);
   out.append("'; known presets: ");
   out.append(preset_names_joined(", "));
+  return out;
+}
+
+// ---- model presets (presets::models, the per-layer plan)
+// -----------------------------------------
+
+// Calls f(hana::type_c<P>) for the model preset P of presets::models whose P::name equals `name`.
+template <class F>
+constexpr bool select_model_preset(std::string_view name, F&& f) {
+  bool found = false;
+  boost::hana::for_each(presets::models, [&](auto t) {
+    using P = typename decltype(t)::type;
+    if (!found && P::name == name) {
+      found = true;
+      f(t);
+    }
+  });
+  return found;
+}
+
+inline constexpr std::size_t model_preset_count =
+    decltype(boost::hana::length(presets::models))::value;
+
+// Every model preset's name, in the order of presets::models.
+inline constexpr std::array<std::string_view, model_preset_count> model_preset_names =
+    boost::hana::unpack(presets::models, [](auto... t) {
+      return std::array<std::string_view, model_preset_count>{decltype(t)::type::name...};
+    });
+
+// The model of the preset called `name`, or nullptr (a pointer to the preset's static member).
+constexpr const model_config* find_model_preset(std::string_view name) {
+  const model_config* out = nullptr;
+  select_model_preset(name, [&](auto t) { out = &decltype(t)::type::model; });
+  return out;
+}
+
+// The names of all model presets joined by `separator`.
+inline std::string model_preset_names_joined(std::string_view separator = ", ") {
+  std::string out;
+  for (std::size_t i = 0; i < model_preset_names.size(); ++i) {
+    if (i > 0) out.append(separator);
+    out.append(model_preset_names[i]);
+  }
   return out;
 }
 
