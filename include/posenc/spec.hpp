@@ -5,6 +5,7 @@
 #pragma once
 
 #include <posenc/spec/alibi.hpp>
+#include <posenc/spec/attention_temperature.hpp>
 #include <posenc/spec/learned.hpp>
 #include <posenc/spec/mrope.hpp>
 #include <posenc/spec/rope.hpp>
