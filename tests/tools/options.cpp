@@ -205,13 +205,13 @@ TEST_CASE("usage errors name the problem in one line", "[options]") {
   const std::vector<bad_case> cases = {
       {{},
        "posenc: missing command (freqs, table, apply, alibi, sinusoidal, decay, dials, ramp, "
-       "check, emit or accuracy); see posenc --help"},
+       "check, emit, accuracy or layers); see posenc --help"},
       {{"--head-dim", "128"},
        "posenc: missing command (freqs, table, apply, alibi, sinusoidal, decay, dials, ramp, "
-       "check, emit or accuracy); see posenc --help"},
+       "check, emit, accuracy or layers); see posenc --help"},
       {{"frobnicate"},
        "posenc: unknown command 'frobnicate' (freqs, table, apply, alibi, sinusoidal, decay, "
-       "dials, ramp, check, emit or accuracy)"},
+       "dials, ramp, check, emit, accuracy or layers)"},
       {{"freqs", "table"}, "posenc: unexpected argument 'table'"},
       {{"freqs", "--foo"}, "posenc: unknown flag --foo"},
       {{"freqs", "--foo=1"}, "posenc: unknown flag --foo"},

@@ -9,6 +9,7 @@
 #include "cli/compute.hpp"
 #include "cli/emit.hpp"
 #include "cli/error.hpp"
+#include "cli/layers.hpp"
 #include "cli/output.hpp"
 #include "cli/run.hpp"
 
@@ -87,6 +88,13 @@ constexpr command_info table[] = {
      "1000000): posenc's table, HF's float32 angle, ggml's running product; --svg FILE\n"
      "plots a log-spaced sweep from 1 to 10^7 (docs/accuracy.md)",
      false, "", run_accuracy},
+    {command::layers, "layers", "--preset NAME | --hf-config FILE [--format json|csv|text]",
+     "the per-layer plan of a model (docs/layers.md): each layer's encoding (rope, mrope,\n"
+     "axial_rope or nope), attention (full, sliding, chunked), table and query temperature,\n"
+     "and the distinct tables to build once; --preset takes a model preset (gemma-3-4b,\n"
+     "llama-4-scout, ...), --hf-config reads layer_types, sliding_window_pattern,\n"
+     "rope_local_base_freq, no_rope_layers and the other per-layer keys",
+     true, "", run_layers},
 };
 
 // Row k is command k + 1 (command::none is 0), so that command_of indexes.

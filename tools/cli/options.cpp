@@ -301,6 +301,15 @@ invocation parse_args(std::span<const std::string_view> args) {
   if (inv.version) return inv;
   if (inv.cmd == command::none)
     usage_error("posenc: missing command (" + command_list() + "); see posenc --help");
+  if (inv.cmd == command::layers) {
+    // The plan comes from a model preset or a config.json whole: no flag changes part of it.
+    if (inv.flags != config_draft{} || inv.gguf || inv.layer_type || inv.seq_len_given ||
+        inv.positions || inv.input || inv.svg)
+      usage_error(
+          "posenc: layers takes --preset or --hf-config (and --format), no configuration flags");
+    if (!inv.preset && !inv.hf_config)
+      usage_error("posenc: layers needs --preset NAME or --hf-config FILE");
+  }
   check_emit_accuracy_flags(inv);
   check_analysis_flags(inv);
   check_additive_flags(inv);

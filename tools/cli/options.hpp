@@ -36,6 +36,7 @@ enum class command : std::uint8_t {
   check,
   emit,
   accuracy,
+  layers,
 };
 enum class output_format : std::uint8_t { json, csv, text };
 inline constexpr name_table<output_format, 3> format_names{{"json", "csv", "text"}};
