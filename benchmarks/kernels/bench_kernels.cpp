@@ -14,6 +14,13 @@
 //               on_the_fly              per token, cos/sin of every pair the way ggml's CPU kernel
 //                                       makes them (float angle, theta *= theta_scale, cosf/sinf)
 //                                       into a stack buffer, then dispatch::apply_rope on that row
+//               mrope_table             M-RoPE, Qwen2-VL's contiguous mrope_section [16, 24, 24]
+//                                       on the runtime cache + dispatch::apply_multi_axis_rope,
+//                                       streams of an image grid 64 patches wide (temporal 0,
+//                                       height t / 64, width t % 64)
+//               mrope_interleaved_table the same with Qwen3-VL's interleaved [24, 20, 20]
+//               axial_table             2-D axial RoPE (Pixtral's alternating frequencies), height
+//                                       and width streams as above
 //               memcpy                  std::memcpy of the T * 32 * 128 * sizeof(storage) bytes
 //               stream_copy             the same bytes copied with the CPU's widest vector loads
 //                                       and ordinary stores (stream_copy.hpp)
@@ -24,6 +31,7 @@
 //                                       runtime_table_2threads (timed in wall time): what 2
 //                                       threads of the machine can copy, against one
 // clang-format on
+// The multi-axis rows print their ratio to runtime_table (same layout, dtype and T) at the end.
 // Tables: head_dim 128, base 1e4, no scaling, 4096 positions. dispatch::apply_rope runs the best
 // ISA of this CPU (printed in the context as posenc_isa).
 //
@@ -46,17 +54,21 @@
 // One file of ~650 lines: the strategies, the checks before timing and the summary share the
 // tensors and the table setup, and Google Benchmark registers them from one translation unit.
 #include <posenc/kernels/dispatch.hpp>
+#include <posenc/kernels/mrope_reference.hpp>
 #include <posenc/kernels/rope_reference.hpp>
 #include <posenc/kernels/rope_table.hpp>
 #include <posenc/kernels/storage.hpp>
 #include <posenc/kernels/tensor.hpp>
 #include <posenc/kernels/threads.hpp>
+#include <posenc/spec/mrope.hpp>
 #include <posenc/spec/rope.hpp>
+#include <posenc/tables/mrope.hpp>
 #include <posenc/tables/runtime_rope_cache.hpp>
 
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -67,6 +79,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <system_error>
 #include <thread>
@@ -135,6 +148,9 @@ struct tables {
   posenc::runtime_rope_cache<float> runtime;
   posenc::rope_cache_view<float> compile_time;
   std::vector<float> exp_cos[2], exp_sin[2];  // expanded rows per layout (half, interleaved)
+  // Pair maps of the multi-axis strategies and their position streams (an image grid).
+  std::vector<posenc::pair_source> mrope_map, mrope_interleaved_map, axial_map;
+  std::vector<std::int64_t> grid_t, grid_h, grid_w;
 
   tables()
       : runtime(posenc::runtime_rope_cache<float>::make(
@@ -148,7 +164,36 @@ struct tables {
       exp_sin[k].resize(kMaxPos * kHeadDim);
       pk::expand_rope_cache(runtime.view(), l, exp_cos[k].data(), exp_sin[k].data());
     }
+    const posenc::rope_config rope{kHeadDim, kHeadDim, kBase, rope_layout::half,
+                                   posenc::scaling::none()};
+    mrope_map.resize(kHeadDim / 2);
+    mrope_interleaved_map.resize(kHeadDim / 2);
+    axial_map.resize(kHeadDim / 2);
+    if (posenc::build_mrope_pair_sources({rope, {16, 24, 24}, posenc::mrope_layout::contiguous},
+                                         mrope_map.data()) != posenc::mrope_error::ok ||
+        posenc::build_mrope_pair_sources({rope, {24, 20, 20}, posenc::mrope_layout::interleaved},
+                                         mrope_interleaved_map.data()) != posenc::mrope_error::ok ||
+        posenc::build_axial_pair_sources({rope, posenc::axial_frequencies::alternating},
+                                         axial_map.data()) != posenc::axial_rope_error::ok)
+      std::abort();
+    for (std::size_t t = 0; t < kMaxPos; ++t) {
+      grid_t.push_back(0);
+      grid_h.push_back(static_cast<std::int64_t>(t / 64));
+      grid_w.push_back(static_cast<std::int64_t>(t % 64));
+    }
   }
+  // The streams of the first `tokens` tokens: temporal, height, width (M-RoPE) or height, width.
+  std::array<pk::token_positions, 3> streams(std::size_t tokens) const {
+    const auto of = [&](const std::vector<std::int64_t>& v) {
+      return pk::token_positions::of(std::span<const std::int64_t>(v.data(), tokens));
+    };
+    return {of(grid_t), of(grid_h), of(grid_w)};
+  }
+  // The pair map and stream count of a multi-axis strategy.
+  struct multi_axis_call {
+    std::span<const posenc::pair_source> map;
+    std::size_t first_stream, n_streams;
+  };
   pk::rope_table expanded(rope_layout l) const {
     const int k = l == rope_layout::half ? 0 : 1;
     pk::rope_table t;
@@ -174,6 +219,9 @@ enum class strategy : std::uint8_t {
   runtime_table_2threads,
   scalar_table,
   on_the_fly,
+  mrope_table,
+  mrope_interleaved_table,
+  axial_table,
   memcpy_copy,
   stream_copy,
   stream_copy_nt,
@@ -194,6 +242,12 @@ const char* strategy_name(strategy s) {
       return "scalar_table";
     case strategy::on_the_fly:
       return "on_the_fly";
+    case strategy::mrope_table:
+      return "mrope_table";
+    case strategy::mrope_interleaved_table:
+      return "mrope_interleaved_table";
+    case strategy::axial_table:
+      return "axial_table";
     case strategy::memcpy_copy:
       return "memcpy";
     case strategy::stream_copy:
@@ -204,6 +258,19 @@ const char* strategy_name(strategy s) {
       return "stream_copy_nt_2threads";
   }
   return "?";
+}
+
+bool is_multi_axis(strategy s) {
+  return s == strategy::mrope_table || s == strategy::mrope_interleaved_table ||
+         s == strategy::axial_table;
+}
+
+// A multi-axis strategy's pair map and streams (axial: height and width).
+tables::multi_axis_call multi_axis_of(strategy s) {
+  const tables& tb = tables_of();
+  if (s == strategy::mrope_table) return {tb.mrope_map, 0, 3};
+  if (s == strategy::mrope_interleaved_table) return {tb.mrope_interleaved_map, 0, 3};
+  return {tb.axial_map, 1, 2};
 }
 
 // ggml's CPU way (ggml-cpu/ops.cpp, ggml_rope_cache_init; docs/formulas.md §3): a float
@@ -268,6 +335,15 @@ pk::kernel_error run_once(strategy s, rope_layout l, std::size_t tokens, const T
       }
       return pk::kernel_error::ok;
     }
+    case strategy::mrope_table:
+    case strategy::mrope_interleaved_table:
+    case strategy::axial_table: {
+      const tables::multi_axis_call m = multi_axis_of(s);
+      const auto st = tb.streams(tokens);
+      return pk::dispatch::apply_multi_axis_rope(
+          pk::make_rope_table(tb.runtime.view(), l), m.map, vin, vout,
+          std::span<const pk::token_positions>(st.data() + m.first_stream, m.n_streams));
+    }
     case strategy::memcpy_copy:
       std::memcpy(out, in, tokens * kRowElems * sizeof(T));
       return pk::kernel_error::ok;
@@ -324,7 +400,16 @@ std::string verify(strategy s, rope_layout l, std::size_t tokens) {
   if (copy) return same_bits(x.in.get(), x.out.get(), n) ? "" : "bad copy";
   const auto table = pk::make_rope_table(tables_of().runtime.view(), l);
   for (const pk::fma_mode m : {pk::fma_mode::unfused, pk::fma_mode::fused}) {
-    if (s == strategy::on_the_fly) {
+    if (is_multi_axis(s)) {
+      const tables::multi_axis_call ma = multi_axis_of(s);
+      const auto st = tables_of().streams(tokens);
+      if (pk::multi_axis_rope_reference<T>(
+              table, ma.map, pk::dense<const T>(x.in.get(), tokens, kHeads, kHeadDim),
+              pk::dense<T>(x.ref.get(), tokens, kHeads, kHeadDim),
+              std::span<const pk::token_positions>(st.data() + ma.first_stream, ma.n_streams),
+              m) != pk::kernel_error::ok)
+        return "multi_axis_rope_reference failed";
+    } else if (s == strategy::on_the_fly) {
       // The reference on the same ggml-style rows, token by token.
       float c[kHeadDim / 2], sn[kHeadDim / 2];
       pk::rope_table row = on_the_fly_row_table(l, c, sn);
@@ -344,7 +429,8 @@ std::string verify(strategy s, rope_layout l, std::size_t tokens) {
     }
     if (same_bits(x.out.get(), x.ref.get(), n)) return {};
   }
-  return "the output differs from rope_reference (both FMA modes)";
+  return is_multi_axis(s) ? "the output differs from multi_axis_rope_reference (both FMA modes)"
+                          : "the output differs from rope_reference (both FMA modes)";
 }
 
 struct row_key {
@@ -517,7 +603,8 @@ int main(int argc, char** argv) {
            {strategy::memcpy_copy, strategy::stream_copy, strategy::stream_copy_nt,
             strategy::stream_copy_nt_2threads, strategy::constexpr_table, strategy::runtime_table,
             strategy::runtime_table_expanded, strategy::runtime_table_2threads,
-            strategy::scalar_table, strategy::on_the_fly}) {
+            strategy::scalar_table, strategy::on_the_fly, strategy::mrope_table,
+            strategy::mrope_interleaved_table, strategy::axial_table}) {
         register_one<float>(l, s, t);
         register_one<bf16>(l, s, t);
         register_one<f16>(l, s, t);
@@ -572,7 +659,10 @@ int main(int argc, char** argv) {
                               strategy::runtime_table_expanded,
                               strategy::runtime_table_2threads,
                               strategy::scalar_table,
-                              strategy::on_the_fly};
+                              strategy::on_the_fly,
+                              strategy::mrope_table,
+                              strategy::mrope_interleaved_table,
+                              strategy::axial_table};
     for (std::size_t i = 0; i < std::size(order); ++i)
       if (s == strategy_name(order[i])) return i;
     return std::size(order);
@@ -648,6 +738,25 @@ int main(int argc, char** argv) {
     std::printf("%-12s %-23s %-5s %5zu %14.1f %9.2f %8.3f %-14s %s\n", r.key.layout.c_str(),
                 r.key.strategy.c_str(), r.key.dtype.c_str(), r.key.tokens, r.ns, gbs, r.ratio,
                 target_of(r.key, r.ratio).c_str(), bf.c_str());
+  }
+
+  // The multi-axis kernels against the 1-D kernel on the same layout, dtype and T (issue target:
+  // within 1.2x).
+  std::map<std::string, double> one_d_ns;
+  for (const summary_row& r : rows)
+    if (r.key.strategy == "runtime_table")
+      one_d_ns[r.key.layout + "/" + r.key.dtype + "/" + std::to_string(r.key.tokens)] = r.ns;
+  std::printf("\nMulti-axis RoPE, ratio to runtime_table (1-D) of the same layout, dtype and T\n");
+  std::printf("%-12s %-23s %-5s %5s %14s %8s\n", "layout", "strategy", "dtype", "T", "ns/call",
+              "ratio");
+  for (const summary_row& r : rows) {
+    const auto one =
+        one_d_ns.find(r.key.layout + "/" + r.key.dtype + "/" + std::to_string(r.key.tokens));
+    if (r.key.strategy.find("mrope") == std::string::npos && r.key.strategy != "axial_table")
+      continue;
+    std::printf("%-12s %-23s %-5s %5zu %14.1f %8.3f\n", r.key.layout.c_str(),
+                r.key.strategy.c_str(), r.key.dtype.c_str(), r.key.tokens, r.ns,
+                one == one_d_ns.end() ? std::nan("") : r.ns / one->second);
   }
   std::fflush(stdout);
   return reporter.failed ? 1 : 0;

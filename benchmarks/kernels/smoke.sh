@@ -27,7 +27,8 @@ done
 
 for layout in half interleaved; do
   for s in memcpy stream_copy stream_copy_nt stream_copy_nt_2threads constexpr_table \
-           runtime_table runtime_table_expanded runtime_table_2threads scalar_table on_the_fly; do
+           runtime_table runtime_table_expanded runtime_table_2threads scalar_table on_the_fly \
+           mrope_table mrope_interleaved_table axial_table; do
     threads=1
     [[ $s == *_2threads ]] && threads=2
     for dtype in f32 bf16 f16; do
@@ -40,5 +41,5 @@ for layout in half interleaved; do
   done
 done
 rows=$(grep -vc '^#' "$csv")
-[[ $rows == $((1 + 2 * 10 * 3 * 2)) ]] || fail "$csv: $rows lines, expected 1 + 120"
+[[ $rows == $((1 + 2 * 13 * 3 * 2)) ]] || fail "$csv: $rows lines, expected 1 + 156"
 echo "kernels_smoke: facts and $((rows - 1)) rows"

@@ -7,6 +7,7 @@
 #include <posenc/kernels/error.hpp>
 #include <posenc/kernels/learned.hpp>
 #include <posenc/kernels/learned_reference.hpp>
+#include <posenc/kernels/mrope.hpp>
 #include <posenc/kernels/mrope_reference.hpp>
 #include <posenc/kernels/rope.hpp>
 #include <posenc/kernels/rope_reference.hpp>

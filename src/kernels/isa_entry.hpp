@@ -17,6 +17,7 @@
 #if POSENC_SIMD
 #include <posenc/kernels/simd/alibi.hpp>
 #include <posenc/kernels/simd/learned.hpp>
+#include <posenc/kernels/simd/mrope.hpp>
 #include <posenc/kernels/simd/rope.hpp>
 #include <posenc/kernels/simd/sinusoidal.hpp>
 #endif
@@ -27,6 +28,7 @@ namespace posenc::kernels::dispatch::detail {
 extern const isa_kernels entry_sse4_2;
 extern const isa_kernels entry_avx2;
 extern const isa_kernels entry_avx512bw;
+extern const isa_kernels entry_avx512bf16;
 
 // An entry: name, xsimd architecture, support, FMA mode, and the kernels of each storage type T,
 // which Kernels::set<T>(rope, additive) writes into the entry's two groups.

@@ -62,8 +62,8 @@ POSENC_DISPATCHED_KERNELS(POSENC_KERNEL_FN, T, POSENC_NO_DEFAULT_ARGUMENT)
 #define POSENC_KERNEL_MEMBER(T, group, member, function, reference, params, args) \
   member##_fn<T> member = nullptr;
 
-// The RoPE kernels of one ISA for one storage type (posenc/kernels/rope.hpp): apply,
-// apply_in_place, apply_qk.
+// The RoPE kernels of one ISA for one storage type (posenc/kernels/rope.hpp, mrope.hpp): apply,
+// apply_in_place, apply_qk, apply_multi_axis, apply_multi_axis_in_place, apply_multi_axis_qk.
 template <entry_storage_type T>
 struct rope_kernels {
   POSENC_ROPE_KERNELS(POSENC_KERNEL_MEMBER, T, POSENC_NO_DEFAULT_ARGUMENT)

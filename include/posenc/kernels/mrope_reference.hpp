@@ -25,18 +25,23 @@
 
 namespace posenc::kernels {
 
+// The most position streams a call takes (M-RoPE has 3, 2-D axial 2): the SIMD kernels keep one
+// row pointer per stream on the stack.
+inline constexpr std::size_t max_position_streams = 4;
+
 // Every check of a multi-axis call, in order; nothing is written unless this returns ok:
 // the checks of check_rope_call for each stream (table, shapes, strides, rotary_dim, a stream of
 // ids whose length is not the token count: shape_mismatch, negative ids, positions past the table,
-// overlap), then the map: no stream, or a map that is not one source per pair naming a given
-// stream and a pair's frequency: invalid_argument.
+// overlap), then the map: no stream or more than max_position_streams, or a map that is not one
+// source per pair naming a given stream and a pair's frequency: invalid_argument.
 template <storage_type T>
 constexpr kernel_error check_multi_axis_call(const rope_table& table,
                                              std::span<const pair_source> sources,
                                              const tensor_view<const T>& in,
                                              const tensor_view<T>& out,
                                              std::span<const token_positions> streams) {
-  if (streams.empty()) return kernel_error::invalid_argument;
+  if (streams.empty() || streams.size() > max_position_streams)
+    return kernel_error::invalid_argument;
   for (const token_positions& pos : streams)
     if (const kernel_error e = check_rope_call(table, in, out, pos); e != kernel_error::ok)
       return e;
@@ -80,33 +85,19 @@ kernel_error multi_axis_rope_reference(const rope_table& table,
       e != kernel_error::ok)
     return e;
   if (in.empty()) return kernel_error::ok;
-  const std::size_t R = table.rotary_dim, h = R / 2;
-  for (std::size_t t = 0; t < in.tokens; ++t) {
-    for (std::size_t i = 0; i < h; ++i) {
-      const pair_source src = sources[i];
-      float c = 0.0f, s = 0.0f;
-      detail::multi_axis_entry(table, streams[src.stream].at(t), src.inv_freq_index, c, s);
-      const channel_pair ch =
-          pair_channels(table.layout, table.rotary_dim, static_cast<std::uint32_t>(i));
-      for (std::size_t hd = 0; hd < in.heads; ++hd) {
-        const T* x = in.at(t, hd);
-        T* y = out.at(t, hd);
-        const float xa = load_float(x[ch.first]), xb = load_float(x[ch.second]);
-        const float ya = detail::rope_mul_add(xa, c, xb * -s, mode);
-        const float yb = detail::rope_mul_add(xb, c, xa * s, mode);
-        y[ch.first] = store_as<T>(ya);
-        y[ch.second] = store_as<T>(yb);
-      }
-    }
-    if (R < in.head_dim) {
-      for (std::size_t hd = 0; hd < in.heads; ++hd) {
-        const T* x = in.at(t, hd);
-        T* y = out.at(t, hd);
-        if (static_cast<const void*>(x) != static_cast<const void*>(y))
-          for (std::size_t ch = R; ch < in.head_dim; ++ch) y[ch] = x[ch];
-      }
-    }
-  }
+  const std::size_t h = table.rotary_dim / 2;
+  // Compact chunks of the token's row, each entry from its pair's stream.
+  detail::rope_reference_rows<T>(
+      table, in, out, mode,
+      [&](std::size_t t, std::size_t i0, float* cbuf, float* sbuf) -> detail::reference_row {
+        const std::size_t i1 = h - i0 < on_the_fly_chunk ? h : i0 + on_the_fly_chunk;
+        for (std::size_t i = i0; i < i1; ++i) {
+          const pair_source src = sources[i];
+          detail::multi_axis_entry(table, streams[src.stream].at(t), src.inv_freq_index,
+                                   cbuf[i - i0], sbuf[i - i0]);
+        }
+        return {cbuf, sbuf, i1, true};
+      });
   return kernel_error::ok;
 }
 

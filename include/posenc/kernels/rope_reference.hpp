@@ -106,38 +106,31 @@ void rope_reference_pairs(const rope_table& t, const float* cs, const float* sn,
   }
 }
 
-}  // namespace detail
+// One chunk of a token's row for rope_reference_rows: the cos/sin of pairs [i0, end) (compact:
+// indexed by pair - i0; expanded: the row, indexed by channel).
+struct reference_row {
+  const float* cos;
+  const float* sin;
+  std::size_t end;
+  bool compact;
+};
 
-// The scalar reference: out = RoPE(in). In place when out is the same view as in.
-template <storage_type T>
-kernel_error rope_reference(const rope_table& table, tensor_view<const T> in, tensor_view<T> out,
-                            token_positions pos, fma_mode mode = fma_mode::unfused) {
-  if (const kernel_error e = check_rope_call(table, in, out, pos); e != kernel_error::ok) return e;
-  if (in.empty()) return kernel_error::ok;
-  const std::size_t R = table.rotary_dim, h = R / 2, row = table.row_size();
+// The token loop of the scalar references (1-D and multi-axis): row_of(t, i0, cbuf, sbuf) gives
+// the chunk of token t's row from pair i0 (filling the stack buffers, on_the_fly_chunk floats
+// each, when the row is computed), which turns every head; channels >= R are copied.
+template <storage_type T, class RowOf>
+void rope_reference_rows(const rope_table& table, const tensor_view<const T>& in,
+                         const tensor_view<T>& out, fma_mode mode, RowOf row_of) {
+  const std::size_t R = table.rotary_dim, h = R / 2;
   float cbuf[on_the_fly_chunk], sbuf[on_the_fly_chunk];
   for (std::size_t t = 0; t < in.tokens; ++t) {
-    const std::uint64_t p = pos.at(t);
-    const bool cached = p < table.positions;
-    for (std::size_t i0 = 0; i0 < h; i0 = cached ? h : i0 + on_the_fly_chunk) {
-      const std::size_t i1 = cached ? h : (h - i0 < on_the_fly_chunk ? h : i0 + on_the_fly_chunk);
-      const float* cs;
-      const float* sn;
+    for (std::size_t i0 = 0; i0 < h;) {
+      const reference_row r = row_of(t, i0, cbuf, sbuf);
       rope_table view = table;
-      if (cached) {
-        cs = table.cos + static_cast<std::size_t>(p) * row;
-        sn = table.sin + static_cast<std::size_t>(p) * row;
-      } else {
-        detail::on_the_fly_row(table, p, i0, i1, cbuf, sbuf);
-        cs = cbuf;
-        sn = sbuf;
-        view.format = rope_table_format::compact;
-      }
-      for (std::size_t hd = 0; hd < in.heads; ++hd) {
-        const T* x = in.at(t, hd);
-        T* y = out.at(t, hd);
-        detail::rope_reference_pairs<T>(view, cs, sn, i0, i1, x, y, mode);
-      }
+      if (r.compact) view.format = rope_table_format::compact;
+      for (std::size_t hd = 0; hd < in.heads; ++hd)
+        rope_reference_pairs<T>(view, r.cos, r.sin, i0, r.end, in.at(t, hd), out.at(t, hd), mode);
+      i0 = r.end;
     }
     if (R < in.head_dim) {
       for (std::size_t hd = 0; hd < in.heads; ++hd) {
@@ -148,6 +141,29 @@ kernel_error rope_reference(const rope_table& table, tensor_view<const T> in, te
       }
     }
   }
+}
+
+}  // namespace detail
+
+// The scalar reference: out = RoPE(in). In place when out is the same view as in.
+template <storage_type T>
+kernel_error rope_reference(const rope_table& table, tensor_view<const T> in, tensor_view<T> out,
+                            token_positions pos, fma_mode mode = fma_mode::unfused) {
+  if (const kernel_error e = check_rope_call(table, in, out, pos); e != kernel_error::ok) return e;
+  if (in.empty()) return kernel_error::ok;
+  const std::size_t h = table.rotary_dim / 2, row = table.row_size();
+  detail::rope_reference_rows<T>(
+      table, in, out, mode,
+      [&](std::size_t t, std::size_t i0, float* cbuf, float* sbuf) -> detail::reference_row {
+        const std::uint64_t p = pos.at(t);
+        if (p < table.positions)
+          return {table.cos + static_cast<std::size_t>(p) * row,
+                  table.sin + static_cast<std::size_t>(p) * row, h,
+                  table.format == rope_table_format::compact};
+        const std::size_t i1 = h - i0 < on_the_fly_chunk ? h : i0 + on_the_fly_chunk;
+        detail::on_the_fly_row(table, p, i0, i1, cbuf, sbuf);
+        return {cbuf, sbuf, i1, true};
+      });
   return kernel_error::ok;
 }
 

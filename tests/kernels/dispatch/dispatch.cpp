@@ -355,9 +355,9 @@ TEST_CASE("kernels/dispatch: every entry has every kernel of the list", "[dispat
     POSENC_DISPATCHED_KERNELS(POSENC_TEST_KERNEL_SET, bf16, POSENC_NO_DEFAULT_ARGUMENT)
     POSENC_DISPATCHED_KERNELS(POSENC_TEST_KERNEL_SET, f16, POSENC_NO_DEFAULT_ARGUMENT)
 #undef POSENC_TEST_KERNEL_SET
-    // apply, apply_in_place, apply_qk; add_sinusoidal and add_learned out of and in place,
-    // add_alibi_bias: for float, bf16 and f16.
-    CHECK(kernels == 3 * (3 + 5));
+    // apply, apply_in_place, apply_qk, their multi-axis forms; add_sinusoidal and add_learned out
+    // of and in place, add_alibi_bias: for float, bf16 and f16.
+    CHECK(kernels == 3 * (6 + 5));
   }
 }
 

@@ -32,13 +32,14 @@
 // The scalar reference of each kernel below, which also declares the types of its parameters.
 #include <posenc/kernels/alibi_reference.hpp>
 #include <posenc/kernels/learned_reference.hpp>
+#include <posenc/kernels/mrope_reference.hpp>
 #include <posenc/kernels/rope_reference.hpp>
 #include <posenc/kernels/sinusoidal_reference.hpp>
 
 #define POSENC_DEFAULT_ARGUMENT(value) = value
 #define POSENC_NO_DEFAULT_ARGUMENT(value)
 
-// posenc/kernels/rope.hpp (rope_reference.hpp).
+// posenc/kernels/rope.hpp (rope_reference.hpp) and mrope.hpp (mrope_reference.hpp).
 #define POSENC_ROPE_KERNELS(X, T, D)                                                             \
   X(T, rope, apply, apply_rope, rope_reference,                                                  \
     (const rope_table& table, tensor_view<const T> in, tensor_view<T> out, token_positions pos), \
@@ -48,7 +49,20 @@
   X(T, rope, apply_qk, apply_rope_qk, rope_reference_qk,                                         \
     (const rope_table& table, tensor_view<const T> q_in, tensor_view<T> q_out,                   \
      tensor_view<const T> k_in, tensor_view<T> k_out, token_positions pos),                      \
-    (table, q_in, q_out, k_in, k_out, pos))
+    (table, q_in, q_out, k_in, k_out, pos))                                                      \
+  X(T, rope, apply_multi_axis, apply_multi_axis_rope, multi_axis_rope_reference,                 \
+    (const rope_table& table, std::span<const pair_source> sources, tensor_view<const T> in,     \
+     tensor_view<T> out, std::span<const token_positions> streams),                              \
+    (table, sources, in, out, streams))                                                          \
+  X(T, rope, apply_multi_axis_in_place, apply_multi_axis_rope, multi_axis_rope_reference,        \
+    (const rope_table& table, std::span<const pair_source> sources, tensor_view<T> x,            \
+     std::span<const token_positions> streams),                                                  \
+    (table, sources, x, streams))                                                                \
+  X(T, rope, apply_multi_axis_qk, apply_multi_axis_rope_qk, multi_axis_rope_reference_qk,        \
+    (const rope_table& table, std::span<const pair_source> sources, tensor_view<const T> q_in,   \
+     tensor_view<T> q_out, tensor_view<const T> k_in, tensor_view<T> k_out,                      \
+     std::span<const token_positions> streams),                                                  \
+    (table, sources, q_in, q_out, k_in, k_out, streams))
 
 // posenc/kernels/sinusoidal.hpp, learned.hpp and alibi.hpp (their _reference.hpp).
 #define POSENC_ADDITIVE_KERNELS(X, T, D)                                                          \

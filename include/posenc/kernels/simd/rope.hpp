@@ -229,9 +229,11 @@ void apply_chunk(const rope_table& table, const row_source& r, std::size_t i0, s
   }
 }
 
-template <class Arch, storage_type T>
-kernel_error run(const rope_table& table, const rope_operand<T>* all_ops, std::size_t n_all,
-                 token_positions pos) {
+// The driver: every token of every operand, row_of(t, chunk) calling chunk(r, i0, n) for the
+// chunks of token t's row in order (n <= row_chunk each).
+template <class Arch, storage_type T, class RowOf>
+kernel_error run_rows(const rope_table& table, const rope_operand<T>* all_ops, std::size_t n_all,
+                      RowOf row_of) {
   // Only non-empty operands are touched (an empty one may have head_dim < rotary_dim).
   rope_operand<T> ops[2];
   std::size_t n_ops = 0;
@@ -239,8 +241,7 @@ kernel_error run(const rope_table& table, const rope_operand<T>* all_ops, std::s
     if (!all_ops[o].in.empty()) ops[n_ops++] = all_ops[o];
   if (n_ops == 0) return kernel_error::ok;
   const std::size_t tokens = ops[0].in.tokens;
-  const std::size_t R = table.rotary_dim, h = R / 2, row = table.row_size();
-  const bool compact = table.format == rope_table_format::compact;
+  const std::size_t R = table.rotary_dim, h = R / 2;
   std::size_t out_bytes = 0;
   for (std::size_t o = 0; o < n_ops; ++o)
     out_bytes += ops[o].out.tokens * ops[o].out.heads * ops[o].out.head_dim * sizeof(T);
@@ -261,27 +262,10 @@ kernel_error run(const rope_table& table, const rope_operand<T>* all_ops, std::s
     stream = aligned && out_bytes >= stream_threshold_bytes;
   }
   row_buffers buf;
-  alignas(64) float cbuf[on_the_fly_chunk];
-  alignas(64) float sbuf[on_the_fly_chunk];
   for (std::size_t t = 0; t < tokens; ++t) {
-    const std::uint64_t p = pos.at(t);
-    if (p < table.positions) {
-      const float* cs = table.cos + static_cast<std::size_t>(p) * row;
-      const float* sn = table.sin + static_cast<std::size_t>(p) * row;
-      for (std::size_t i0 = 0; i0 < h; i0 += row_chunk) {
-        const std::size_t n = h - i0 < row_chunk ? h - i0 : row_chunk;
-        const row_source r =
-            compact ? row_source{cs + i0, sn + i0, true} : row_source{cs, sn, false};
-        apply_chunk<Arch, T>(table, r, i0, n, ops, n_ops, t, buf, stream, blocks_outer);
-      }
-    } else {
-      for (std::size_t i0 = 0; i0 < h; i0 += on_the_fly_chunk) {
-        const std::size_t n = h - i0 < on_the_fly_chunk ? h - i0 : on_the_fly_chunk;
-        kernels::detail::on_the_fly_row(table, p, i0, i0 + n, cbuf, sbuf);
-        apply_chunk<Arch, T>(table, row_source{cbuf, sbuf, true}, i0, n, ops, n_ops, t, buf, stream,
-                             blocks_outer);
-      }
-    }
+    row_of(t, [&](const row_source& r, std::size_t i0, std::size_t n) {
+      apply_chunk<Arch, T>(table, r, i0, n, ops, n_ops, t, buf, stream, blocks_outer);
+    });
     // Partial rotary: channels >= R are copied (nothing to do in place).
     for (std::size_t o = 0; o < n_ops; ++o) {
       const std::size_t rest = ops[o].in.head_dim - R;
@@ -299,6 +283,33 @@ kernel_error run(const rope_table& table, const rope_operand<T>* all_ops, std::s
   if (stream) _mm_sfence();
 #endif
   return kernel_error::ok;
+}
+
+// The 1-D rows: the table's row at the token's position, or on-the-fly chunks past it.
+template <class Arch, storage_type T>
+kernel_error run(const rope_table& table, const rope_operand<T>* all_ops, std::size_t n_all,
+                 token_positions pos) {
+  const std::size_t h = table.rotary_dim / 2, row = table.row_size();
+  const bool compact = table.format == rope_table_format::compact;
+  alignas(64) float cbuf[on_the_fly_chunk];
+  alignas(64) float sbuf[on_the_fly_chunk];
+  return run_rows<Arch, T>(table, all_ops, n_all, [&](std::size_t t, auto&& chunk) {
+    const std::uint64_t p = pos.at(t);
+    if (p < table.positions) {
+      const float* cs = table.cos + static_cast<std::size_t>(p) * row;
+      const float* sn = table.sin + static_cast<std::size_t>(p) * row;
+      for (std::size_t i0 = 0; i0 < h; i0 += row_chunk) {
+        const std::size_t n = h - i0 < row_chunk ? h - i0 : row_chunk;
+        chunk(compact ? row_source{cs + i0, sn + i0, true} : row_source{cs, sn, false}, i0, n);
+      }
+    } else {
+      for (std::size_t i0 = 0; i0 < h; i0 += on_the_fly_chunk) {
+        const std::size_t n = h - i0 < on_the_fly_chunk ? h - i0 : on_the_fly_chunk;
+        kernels::detail::on_the_fly_row(table, p, i0, i0 + n, cbuf, sbuf);
+        chunk(row_source{cbuf, sbuf, true}, i0, n);
+      }
+    }
+  });
 }
 
 }  // namespace detail

@@ -1,0 +1,127 @@
+// Multi-axis RoPE kernels (M-RoPE and 2-D axial, spec/mrope.hpp) with xsimd, for one architecture
+// Arch: the operation of multi_axis_rope_reference (kernels/mrope_reference.hpp), bit for bit with
+// fma_mode_of<Arch>. A token's row is the 1-D row assembled pair by pair from the streams (pair i
+// takes entry (p_s(t), k) of the 1-D table, (s, k) = sources[i]) into stack buffers, in compact
+// form; the rotation bodies, the loop order, the streaming stores and the partial-rotary copy are
+// the 1-D kernel's (simd/rope.hpp, detail::run_rows), so every property stated there holds here.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include <posenc/kernels/error.hpp>
+#include <posenc/kernels/mrope_reference.hpp>
+#include <posenc/kernels/rope_table.hpp>
+#include <posenc/kernels/simd/rope.hpp>
+#include <posenc/kernels/storage.hpp>
+#include <posenc/kernels/tensor.hpp>
+#include <posenc/spec/mrope.hpp>
+
+// GCC bug 105593: see simd/rope.hpp.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
+
+namespace posenc::kernels::simd {
+
+namespace detail {
+
+// Token t's row in chunks of row_chunk pairs: cached entries read from the table rows of the
+// streams' positions, entries past the table computed by kernels::detail::multi_axis_entry (the
+// reference's own).
+template <class Arch, storage_type T>
+kernel_error run_multi_axis(const rope_table& table, std::span<const pair_source> sources,
+                            const rope_operand<T>* all_ops, std::size_t n_all,
+                            std::span<const token_positions> streams) {
+  const std::size_t h = table.rotary_dim / 2, row = table.row_size();
+  const bool compact = table.format == rope_table_format::compact;
+  const std::size_t n_streams = streams.size();
+  alignas(64) float cbuf[row_chunk];
+  alignas(64) float sbuf[row_chunk];
+  return run_rows<Arch, T>(table, all_ops, n_all, [&](std::size_t t, auto&& chunk) {
+    std::uint64_t p[max_position_streams];
+    const float* rc[max_position_streams];
+    const float* rs[max_position_streams];
+    bool cached = true;
+    for (std::size_t s = 0; s < n_streams; ++s) {
+      p[s] = streams[s].at(t);
+      cached = cached && p[s] < table.positions;
+      const std::size_t off = p[s] < table.positions ? static_cast<std::size_t>(p[s]) * row : 0;
+      rc[s] = table.cos + off;
+      rs[s] = table.sin + off;
+    }
+    for (std::size_t i0 = 0; i0 < h; i0 += row_chunk) {
+      const std::size_t n = h - i0 < row_chunk ? h - i0 : row_chunk;
+      const pair_source* src = sources.data() + i0;
+      if (cached && compact) {
+        for (std::size_t j = 0; j < n; ++j) {
+          cbuf[j] = rc[src[j].stream][src[j].inv_freq_index];
+          sbuf[j] = rs[src[j].stream][src[j].inv_freq_index];
+        }
+      } else if (cached) {
+        // The expanded row holds pair k's cos at its first channel and its sin at its second.
+        for (std::size_t j = 0; j < n; ++j) {
+          const channel_pair ch =
+              pair_channels(table.layout, table.rotary_dim, src[j].inv_freq_index);
+          cbuf[j] = rc[src[j].stream][ch.first];
+          sbuf[j] = rs[src[j].stream][ch.second];
+        }
+      } else {
+        for (std::size_t j = 0; j < n; ++j)
+          kernels::detail::multi_axis_entry(table, p[src[j].stream], src[j].inv_freq_index, cbuf[j],
+                                            sbuf[j]);
+      }
+      chunk(row_source{cbuf, sbuf, true}, i0, n);
+    }
+  });
+}
+
+}  // namespace detail
+
+// out = multi-axis RoPE(in); in place when out is the same view as in. Checks everything first
+// (check_multi_axis_call) and writes nothing on error. Same bits as
+// multi_axis_rope_reference(table, sources, in, out, streams, fma_mode_of<Arch>).
+template <class Arch, storage_type T>
+kernel_error apply_multi_axis_rope(const rope_table& table, std::span<const pair_source> sources,
+                                   tensor_view<const T> in, tensor_view<T> out,
+                                   std::span<const token_positions> streams) {
+  if (const kernel_error e = check_multi_axis_call(table, sources, in, out, streams);
+      e != kernel_error::ok)
+    return e;
+  const detail::rope_operand<T> op{in, out};
+  return detail::run_multi_axis<Arch, T>(table, sources, &op, 1, streams);
+}
+
+// In place.
+template <class Arch, storage_type T>
+kernel_error apply_multi_axis_rope(const rope_table& table, std::span<const pair_source> sources,
+                                   tensor_view<T> x, std::span<const token_positions> streams) {
+  return apply_multi_axis_rope<Arch, T>(table, sources, tensor_view<const T>(x), x, streams);
+}
+
+// q and k with the same streams, token by token; both checked before either is written. q and k
+// must not share elements (see check_rope_qk_call).
+template <class Arch, storage_type T>
+kernel_error apply_multi_axis_rope_qk(const rope_table& table, std::span<const pair_source> sources,
+                                      tensor_view<const T> q_in, tensor_view<T> q_out,
+                                      tensor_view<const T> k_in, tensor_view<T> k_out,
+                                      std::span<const token_positions> streams) {
+  if (const kernel_error e = check_multi_axis_call(table, sources, q_in, q_out, streams);
+      e != kernel_error::ok)
+    return e;
+  if (const kernel_error e = check_multi_axis_call(table, sources, k_in, k_out, streams);
+      e != kernel_error::ok)
+    return e;
+  if (q_in.tokens != k_in.tokens) return kernel_error::shape_mismatch;
+  const detail::rope_operand<T> ops[2] = {{q_in, q_out}, {k_in, k_out}};
+  return detail::run_multi_axis<Arch, T>(table, sources, ops, 2, streams);
+}
+
+}  // namespace posenc::kernels::simd
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif

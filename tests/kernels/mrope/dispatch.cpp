@@ -1,0 +1,369 @@
+// The multi-axis RoPE kernels (M-RoPE and 2-D axial) of the runtime-dispatch library and the
+// header-only entry points (posenc/kernels/mrope.hpp): on every compiled ISA this CPU supports,
+// for float, bf16 and f16, both pair layouts, compact and expanded tables, cached and on-the-fly
+// rows, offsets and id streams, small (blocks outside) and large (head by head) calls, out of
+// place, in place and q/k:
+// - bit for bit multi_axis_rope_reference(..., isa.fma) (kernels/mrope_reference.hpp, itself
+//   checked against HF Qwen2-VL and MPFR in tests/multimodal);
+// - a law that does not go through the reference: with M-RoPE every pair k keeps its own
+//   frequency, so the channels of a pair fed by stream s equal those of the 1-D kernel run with
+//   stream s's positions (same ISA, same bits);
+// - every error: the reference's code, nothing written.
+// Prints "ran <isa>" / "skipped <isa>: not supported by this CPU" per compiled ISA.
+#include <catch2/catch.hpp>
+
+#include <posenc/kernels/dispatch.hpp>
+#include <posenc/kernels/mrope.hpp>
+#include <posenc/kernels/mrope_reference.hpp>
+#include <posenc/tables/mrope.hpp>
+#include <posenc/tables/runtime_rope_cache.hpp>
+
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <iostream>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace k = posenc::kernels;
+namespace d = posenc::kernels::dispatch;
+using posenc::bf16;
+using posenc::f16;
+using posenc::pair_source;
+using posenc::rope_config;
+using posenc::rope_layout;
+
+namespace {
+
+// Deterministic inputs (xorshift32), values in [-2, 2).
+struct rng {
+  std::uint32_t s = 0x2545f491u;
+  float next() {
+    s ^= s << 13;
+    s ^= s >> 17;
+    s ^= s << 5;
+    return static_cast<float>(s >> 8) * 0x1p-22f - 2.0f;
+  }
+};
+
+template <posenc::storage_type T>
+std::vector<T> random_buffer(std::size_t n, rng& g) {
+  std::vector<T> v(n);
+  for (T& x : v) x = posenc::store_as<T>(g.next());
+  return v;
+}
+
+template <class T>
+bool same_bytes(const std::vector<T>& a, const std::vector<T>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
+}
+
+// One multi-axis configuration: its rope part, pair map and stream count.
+struct multi_axis {
+  std::string name;
+  rope_config rope;
+  std::vector<pair_source> sources;
+  std::size_t streams;
+  bool own_frequencies;  // k == i for every pair (M-RoPE): the law against the 1-D kernel holds
+};
+
+multi_axis mrope(const char* name, rope_config rope, std::array<std::uint32_t, 3> section,
+                 posenc::mrope_layout l) {
+  const posenc::mrope_config c{rope, section, l};
+  std::vector<pair_source> src(rope.rotary_dim / 2);
+  REQUIRE(posenc::build_mrope_pair_sources(c, src.data()) == posenc::mrope_error::ok);
+  return {name, rope, src, 3, true};
+}
+multi_axis axial(const char* name, rope_config rope, posenc::axial_frequencies f) {
+  const posenc::axial_rope_config c{rope, f};
+  std::vector<pair_source> src(rope.rotary_dim / 2);
+  REQUIRE(posenc::build_axial_pair_sources(c, src.data()) == posenc::axial_rope_error::ok);
+  return {name, rope, src, 2, false};
+}
+
+std::vector<multi_axis> configs() {
+  using posenc::axial_frequencies;
+  using posenc::mrope_layout;
+  return {
+      // Qwen2-VL (contiguous [16, 24, 24]) and Qwen3-VL (interleaved [24, 20, 20]), head_dim 128.
+      mrope("qwen2-vl", {128, 128, 1000000.0, rope_layout::half, {}}, {16, 24, 24},
+            mrope_layout::contiguous),
+      mrope("qwen3-vl", {128, 128, 5000000.0, rope_layout::half, {}}, {24, 20, 20},
+            mrope_layout::interleaved),
+      // Interleaved pairs, partial rotary, a row not a multiple of any vector width.
+      mrope("mrope-interleaved-partial", {84, 76, 10000.0, rope_layout::interleaved, {}},
+            {10, 14, 14}, mrope_layout::contiguous),
+      axial("axial-alternating", {64, 64, 10000.0, rope_layout::half, {}},
+            axial_frequencies::alternating),
+      axial("axial-shared-partial", {72, 40, 10000.0, rope_layout::interleaved, {}},
+            axial_frequencies::shared),
+  };
+}
+
+constexpr std::size_t cached_rows = 64;
+struct tables {
+  posenc::runtime_rope_cache<float> cache;
+  std::vector<float> ecos, esin;
+  const rope_config* c;
+  explicit tables(const rope_config& rope)
+      : cache(posenc::runtime_rope_cache<float>::make(rope, cached_rows)),
+        ecos(cached_rows * rope.rotary_dim),
+        esin(cached_rows * rope.rotary_dim),
+        c(&rope) {
+    k::expand_rope_cache(cache.view(), rope.layout, ecos.data(), esin.data());
+  }
+  k::rope_table get(k::rope_table_format f, bool on_the_fly) const {
+    k::rope_table t = k::make_rope_table(cache.view(), c->layout);
+    if (f == k::rope_table_format::expanded) {
+      t.cos = ecos.data();
+      t.sin = esin.data();
+      t.format = f;
+    }
+    if (on_the_fly) t.on_the_fly = c;
+    return t;
+  }
+};
+
+// The position streams of one case (up to 3), as ids of both widths or offsets.
+struct stream_set {
+  std::vector<std::vector<std::int64_t>> ids64;
+  std::vector<std::vector<std::int32_t>> ids32;
+  std::vector<k::token_positions> pos;
+};
+
+// kind 0: offsets 0, 5, 9; 1: int64 ids in the cache; 2: int32 ids in the cache; 3: int64 ids past
+// the cache in every stream (on-the-fly rows); 4: only the last stream past it.
+stream_set make_streams(int kind, std::size_t n_streams, std::size_t tokens, rng& g) {
+  stream_set s;
+  s.ids64.resize(n_streams);
+  s.ids32.resize(n_streams);
+  for (std::size_t j = 0; j < n_streams; ++j) {
+    for (std::size_t t = 0; t < tokens; ++t) {
+      const auto r = static_cast<std::int64_t>((g.next() + 2.0f) * 15.0f);  // [0, 60)
+      std::int64_t id = r;
+      if (kind == 3 || (kind == 4 && j + 1 == n_streams)) id = r % 2 == 0 ? 64 + r * 997 : 63 + r;
+      s.ids64[j].push_back(id);
+      s.ids32[j].push_back(static_cast<std::int32_t>(id));
+    }
+  }
+  for (std::size_t j = 0; j < n_streams; ++j) {
+    if (kind == 0) {
+      s.pos.push_back(k::token_positions::from(std::array<std::uint64_t, 3>{0, 5, 9}[j]));
+    } else if (kind == 2) {
+      s.pos.push_back(k::token_positions::of(std::span<const std::int32_t>(s.ids32[j])));
+    } else {
+      s.pos.push_back(k::token_positions::of(std::span<const std::int64_t>(s.ids64[j])));
+    }
+  }
+  return s;
+}
+
+template <posenc::storage_type T>
+void check_isa(const d::isa_kernels& isa) {
+  const d::rope_kernels<T>& kern = isa.rope<T>();
+  REQUIRE(kern.apply_multi_axis != nullptr);
+  REQUIRE(kern.apply_multi_axis_in_place != nullptr);
+  REQUIRE(kern.apply_multi_axis_qk != nullptr);
+  rng g;
+  for (const multi_axis& m : configs()) {
+    const tables tab(m.rope);
+    const std::size_t hd = m.rope.head_dim, h = m.rope.rotary_dim / 2;
+    for (const auto fmt : {k::rope_table_format::compact, k::rope_table_format::expanded}) {
+      for (int kind = 0; kind < 5; ++kind) {
+        // Small calls (blocks outside, heads inside) and a large one (head by head; bf16 through
+        // its own bodies) for the compact cached case.
+        for (const std::size_t tokens : {std::size_t{5}, std::size_t{90}}) {
+          if (tokens == 90 && (kind != 1 || fmt != k::rope_table_format::compact)) continue;
+          const std::size_t heads = tokens == 90 ? 16 : 3;
+          const k::rope_table table = tab.get(fmt, kind >= 3);
+          const stream_set ss = make_streams(kind, m.streams, tokens, g);
+          const std::span<const k::token_positions> streams(ss.pos);
+          INFO(isa.name << " " << posenc::storage_name<T>() << " " << m.name << " format "
+                        << (fmt == k::rope_table_format::compact ? "compact" : "expanded")
+                        << " streams kind " << kind << " tokens " << tokens);
+          const std::size_t n = tokens * heads * hd;
+          const std::vector<T> x = random_buffer<T>(n, g), x2 = random_buffer<T>(n, g);
+          const auto in = k::dense(x.data(), tokens, heads, hd);
+          const auto in2 = k::dense(x2.data(), tokens, heads, hd);
+          std::vector<T> want(n), want2(n), got(n), got2(n);
+          REQUIRE(k::multi_axis_rope_reference<T>(table, m.sources, in,
+                                                  k::dense(want.data(), tokens, heads, hd), streams,
+                                                  isa.fma) == k::kernel_error::ok);
+          REQUIRE(k::multi_axis_rope_reference<T>(table, m.sources, in2,
+                                                  k::dense(want2.data(), tokens, heads, hd),
+                                                  streams, isa.fma) == k::kernel_error::ok);
+          REQUIRE(kern.apply_multi_axis(table, m.sources, in,
+                                        k::dense(got.data(), tokens, heads, hd),
+                                        streams) == k::kernel_error::ok);
+          CHECK(same_bytes(got, want));
+          std::vector<T> inplace = x;
+          REQUIRE(kern.apply_multi_axis_in_place(table, m.sources,
+                                                 k::dense(inplace.data(), tokens, heads, hd),
+                                                 streams) == k::kernel_error::ok);
+          CHECK(same_bytes(inplace, want));
+          std::fill(got.begin(), got.end(), T{});
+          REQUIRE(kern.apply_multi_axis_qk(
+                      table, m.sources, in, k::dense(got.data(), tokens, heads, hd), in2,
+                      k::dense(got2.data(), tokens, heads, hd), streams) == k::kernel_error::ok);
+          CHECK(same_bytes(got, want));
+          CHECK(same_bytes(got2, want2));
+          if (!m.own_frequencies) continue;
+          // The law: pair i fed by stream s == the 1-D kernel at stream s's positions.
+          for (std::size_t s = 0; s < m.streams; ++s) {
+            std::vector<T> one(n);
+            REQUIRE(kern.apply(table, in, k::dense(one.data(), tokens, heads, hd), ss.pos[s]) ==
+                    k::kernel_error::ok);
+            std::size_t mismatches = 0, compared = 0;
+            for (std::size_t i = 0; i < h; ++i) {
+              if (m.sources[i].stream != s) continue;
+              const posenc::channel_pair ch = posenc::pair_channels(
+                  m.rope.layout, m.rope.rotary_dim, static_cast<std::uint32_t>(i));
+              for (std::size_t e = 0; e < tokens * heads; ++e)
+                for (const std::size_t c : {std::size_t{ch.first}, std::size_t{ch.second}}) {
+                  ++compared;
+                  if (std::memcmp(&one[e * hd + c], &want[e * hd + c], sizeof(T)) != 0 ||
+                      std::memcmp(&one[e * hd + c], &got[e * hd + c], sizeof(T)) != 0)
+                    ++mismatches;
+                }
+            }
+            CHECK(compared > 0);
+            CHECK(mismatches == 0);
+          }
+        }
+      }
+    }
+  }
+}
+
+// Every error: the reference's code, and the output untouched.
+template <posenc::storage_type T>
+void check_errors(const d::isa_kernels& isa) {
+  const d::rope_kernels<T>& kern = isa.rope<T>();
+  const multi_axis m = configs()[0];
+  const tables tab(m.rope);
+  const k::rope_table table = tab.get(k::rope_table_format::compact, false);
+  const std::size_t tokens = 4, heads = 2, hd = m.rope.head_dim, n = tokens * heads * hd;
+  rng g;
+  const std::vector<T> x = random_buffer<T>(n, g);
+  const std::vector<T> sentinel = random_buffer<T>(n, g);
+  const auto in = k::dense(x.data(), tokens, heads, hd);
+  const std::vector<std::int64_t> ok_ids{1, 2, 3, 4}, short_ids{1, 2, 3}, far_ids{1, 2, 64, 4},
+      negative_ids{1, -2, 3, 4};
+  const auto ids = [](const std::vector<std::int64_t>& v) {
+    return k::token_positions::of(std::span<const std::int64_t>(v));
+  };
+  const k::token_positions ok = ids(ok_ids);
+  std::vector<pair_source> bad_stream = m.sources, bad_freq = m.sources;
+  bad_stream[7].stream = 3;
+  bad_freq[7].inv_freq_index = static_cast<std::uint32_t>(m.sources.size());
+  const std::span<const pair_source> short_map(m.sources.data(), m.sources.size() - 1);
+  struct error_case {
+    const char* what;
+    std::span<const pair_source> sources;
+    std::vector<k::token_positions> streams;
+    k::kernel_error expected;
+  };
+  const std::vector<error_case> cases{
+      {"a stream shorter than the tokens",
+       m.sources,
+       {ok, ids(short_ids), ok},
+       k::kernel_error::shape_mismatch},
+      {"a position past the table",
+       m.sources,
+       {ok, ok, ids(far_ids)},
+       k::kernel_error::position_out_of_range},
+      {"a negative id", m.sources, {ids(negative_ids), ok, ok}, k::kernel_error::negative_position},
+      {"no stream", m.sources, {}, k::kernel_error::invalid_argument},
+      {"5 streams", m.sources, {ok, ok, ok, ok, ok}, k::kernel_error::invalid_argument},
+      {"a pair naming stream 3 of 3", bad_stream, {ok, ok, ok}, k::kernel_error::invalid_argument},
+      {"a frequency past rotary_dim/2", bad_freq, {ok, ok, ok}, k::kernel_error::invalid_argument},
+      {"a map one pair short", short_map, {ok, ok, ok}, k::kernel_error::invalid_argument},
+  };
+  for (const error_case& c : cases) {
+    INFO(isa.name << " " << posenc::storage_name<T>() << ": " << c.what);
+    std::vector<T> ref = sentinel, out = sentinel, inplace = x, q = sentinel, kk = sentinel;
+    const k::kernel_error want = k::multi_axis_rope_reference<T>(
+        table, c.sources, in, k::dense(ref.data(), tokens, heads, hd), c.streams, isa.fma);
+    CHECK(want == c.expected);
+    CHECK(kern.apply_multi_axis(table, c.sources, in, k::dense(out.data(), tokens, heads, hd),
+                                c.streams) == c.expected);
+    CHECK(kern.apply_multi_axis_in_place(table, c.sources,
+                                         k::dense(inplace.data(), tokens, heads, hd),
+                                         c.streams) == c.expected);
+    CHECK(kern.apply_multi_axis_qk(table, c.sources, in, k::dense(q.data(), tokens, heads, hd), in,
+                                   k::dense(kk.data(), tokens, heads, hd),
+                                   c.streams) == c.expected);
+    CHECK(same_bytes(ref, sentinel));
+    CHECK(same_bytes(out, sentinel));
+    CHECK(same_bytes(inplace, x));
+    CHECK(same_bytes(q, sentinel));
+    CHECK(same_bytes(kk, sentinel));
+  }
+  // q and k of different token counts: neither written.
+  std::vector<T> q = sentinel, kk = sentinel;
+  const std::vector<k::token_positions> three{ok, ok, ok};
+  CHECK(kern.apply_multi_axis_qk(table, m.sources, in, k::dense(q.data(), tokens, heads, hd),
+                                 k::dense(x.data(), tokens - 1, heads, hd),
+                                 k::dense(kk.data(), tokens - 1, heads, hd),
+                                 three) == k::kernel_error::shape_mismatch);
+  CHECK(same_bytes(q, sentinel));
+  CHECK(same_bytes(kk, sentinel));
+}
+
+}  // namespace
+
+TEST_CASE("kernels/mrope: every compiled ISA == the reference, the 1-D law, errors",
+          "[mrope][dispatch]") {
+  int ran = 0;
+  for (const d::isa_kernels& isa : d::compiled_isas()) {
+    if (!isa.supported) {
+      std::cout << "skipped " << isa.name << ": not supported by this CPU\n";
+      continue;
+    }
+    check_isa<float>(isa);
+    check_isa<bf16>(isa);
+    check_isa<f16>(isa);
+    check_errors<float>(isa);
+    check_errors<bf16>(isa);
+    check_errors<f16>(isa);
+    std::cout << "ran " << isa.name << "\n";
+    ++ran;
+  }
+  CHECK(ran >= 2);  // scalar and at least the baseline SIMD entry
+}
+
+TEST_CASE("kernels/mrope: the dispatched and header-only entry points == the reference",
+          "[mrope][entry]") {
+  const multi_axis m = configs()[1];
+  const tables tab(m.rope);
+  const k::rope_table table = tab.get(k::rope_table_format::compact, true);
+  rng g;
+  const std::size_t tokens = 7, heads = 2, hd = m.rope.head_dim, n = tokens * heads * hd;
+  const stream_set ss = make_streams(4, 3, tokens, g);
+  const std::vector<float> x = random_buffer<float>(n, g);
+  const auto in = k::dense(x.data(), tokens, heads, hd);
+  std::vector<float> want(n), got(n), header(n), header_qk(n), header_k(n);
+  REQUIRE(k::multi_axis_rope_reference<float>(table, m.sources, in,
+                                              k::dense(want.data(), tokens, heads, hd), ss.pos,
+                                              d::active().fma) == k::kernel_error::ok);
+  REQUIRE(d::apply_multi_axis_rope(table, m.sources, in, k::dense(got.data(), tokens, heads, hd),
+                                   ss.pos) == k::kernel_error::ok);
+  CHECK(same_bytes(got, want));
+  REQUIRE(k::multi_axis_rope_reference<float>(table, m.sources, in,
+                                              k::dense(want.data(), tokens, heads, hd), ss.pos,
+                                              k::build_fma_mode) == k::kernel_error::ok);
+  REQUIRE(k::apply_multi_axis_rope<float>(table, m.sources, in,
+                                          k::dense(header.data(), tokens, heads, hd),
+                                          ss.pos) == k::kernel_error::ok);
+  CHECK(same_bytes(header, want));
+  REQUIRE(k::apply_multi_axis_rope_qk<float>(
+              table, m.sources, in, k::dense(header_qk.data(), tokens, heads, hd), in,
+              k::dense(header_k.data(), tokens, heads, hd), ss.pos) == k::kernel_error::ok);
+  CHECK(same_bytes(header_qk, want));
+  CHECK(same_bytes(header_k, want));
+  std::vector<float> y = x;
+  REQUIRE(k::apply_multi_axis_rope<float>(table, m.sources, k::dense(y.data(), tokens, heads, hd),
+                                          ss.pos) == k::kernel_error::ok);
+  CHECK(same_bytes(y, want));
+}
