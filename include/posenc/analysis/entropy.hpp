@@ -20,9 +20,13 @@
 // not change the distribution of the logits at all: R_j k_j is again N(0, qk_std^2 I).) The
 // estimate is the mean of H over `samples` draws (the same draws at every L) with its standard
 // error s/sqrt(samples), s the sample standard deviation. One sample costs O(L * rotary_dim/2): the
-// logits at every distance come from one complex rotation per pair and distance, restarted from the
-// double-double angle every 256 distances (as decay.hpp's for_each_decay_bound), so L = 128k takes
-// milliseconds; no key is skipped or sampled.
+// logits at every distance come from one complex rotation per pair and distance in double,
+// restarted every 256 distances from e^{i r0 theta} kept in double-double (advanced by
+// double-double products with e^{i 256 theta}, error ~2^-100 per block), so each cos and sin is
+// within 256 * 4.25 u < 2^-42.9 of exact (decay.hpp's argument), and L = 128k takes tens of
+// milliseconds; no key is skipped or sampled. The logits of a shorter L are a prefix of the
+// longest one's, computed once per draw (dynamic and longrope, whose frequencies depend on L, once
+// per L).
 //
 // attention_entropy is the same quantity for given q and keys at given positions, each rotated
 // through math::sincos_of_product_dd (no recurrence): the reference the estimator is tested
