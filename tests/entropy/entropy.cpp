@@ -136,6 +136,28 @@ TEST_CASE("entropy: laws on random logits", "[entropy][laws]") {
   });
 }
 
+TEST_CASE("entropy: the estimate is non-increasing in the temperature", "[entropy][laws]") {
+  rc::prop("llama4 attn_scale a1 <= a2: E[H] at a2 <= E[H] at a1, each L", [] {
+    const double a1 = *rc::gen::inRange(0, 200) / 100.0;
+    const double a2 = a1 + *rc::gen::inRange(0, 200) / 100.0;
+    const double fs = *rc::gen::inRange(1, 64) * 1.0;
+    const std::uint64_t seed = *rc::gen::arbitrary<std::uint64_t>();
+    const std::uint64_t lengths[] = {1, 17, 100, 333};
+    std::vector<pa::entropy_point> p1(4), p2(4);
+    const pa::entropy_options o{3, seed, 2.0};
+    RC_ASSERT(pa::expected_entropy(kSmall, temperature::llama4(fs, a1), lengths, o, p1) ==
+              pa::entropy_error::ok);
+    RC_ASSERT(pa::expected_entropy(kSmall, temperature::llama4(fs, a2), lengths, o, p2) ==
+              pa::entropy_error::ok);
+    for (std::size_t n = 0; n < 4; ++n) {
+      RC_ASSERT(p2[n].query_scale >= p1[n].query_scale);
+      // Per draw H(s2 z) <= H(s1 z) up to both rounding bounds; the scaled logits stay far
+      // below 10^3 here (8 channels of N(0, 4) products / sqrt(8), s <= 1 + 2 log 334).
+      RC_ASSERT(p2[n].mean <= p1[n].mean + 2.0 * pa::softmax_entropy_error(333, 1e3, 1e3));
+    }
+  });
+}
+
 TEST_CASE("entropy: the estimator's logits == exact rotations", "[entropy][estimator]") {
   // Same draws through attention_entropy: the query at L - 1, the same k at every position.
   const rope_config configs[] = {
