@@ -15,4 +15,6 @@
 #include <posenc/kernels/sinusoidal.hpp>
 #include <posenc/kernels/sinusoidal_reference.hpp>
 #include <posenc/kernels/storage.hpp>
+#include <posenc/kernels/t5.hpp>
+#include <posenc/kernels/t5_reference.hpp>
 #include <posenc/kernels/tensor.hpp>

@@ -10,3 +10,4 @@
 #include <posenc/spec/mrope.hpp>
 #include <posenc/spec/rope.hpp>
 #include <posenc/spec/sinusoidal.hpp>
+#include <posenc/spec/t5.hpp>

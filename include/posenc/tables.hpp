@@ -9,3 +9,4 @@
 #include <posenc/tables/rotation.hpp>
 #include <posenc/tables/runtime_rope_cache.hpp>
 #include <posenc/tables/sinusoidal.hpp>
+#include <posenc/tables/t5.hpp>
