@@ -59,7 +59,7 @@ static_assert(laws_hold<enc_exact>());
 static_assert(laws_hold<dec_hf>());
 static_assert(laws_hold<dec_exact>());
 
-// For 32 buckets and max_distance 128 HF's float32 buckets are the exact ones (formulas.md §12).
+// For 32 buckets and max_distance 128 HF's float32 buckets are the exact ones (formulas.md §13).
 static_assert(t5_buckets_v<enc_hf> == t5_buckets_v<enc_exact>);
 static_assert(t5_buckets_v<dec_hf> == t5_buckets_v<dec_exact>);
 

@@ -1,7 +1,7 @@
 // Interop with tests/golden/hf_t5_relative_bucket.json (README.md there): HF's
 // T5Attention._relative_position_bucket(relative_position, bidirectional, 32, 128) for relative
 // positions -300 .. 300, both directions. t5_bucket with log = hf_float32 must equal every bucket;
-// the exact form must agree with it everywhere (formulas.md §12: for 32 buckets and max_distance
+// the exact form must agree with it everywhere (formulas.md §13: for 32 buckets and max_distance
 // 128 the only distances below max_distance where the exact scaled log is an integer are n = 16,
 // 32, 64 bidirectional (2, 4, 6), and there HF's float32 value is that integer too).
 //

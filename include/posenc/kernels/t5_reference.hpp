@@ -3,7 +3,7 @@
 // sits at position q_offset + i and key j at k_offset + j. The bias comes as t5_bias_view: per
 // head, the bias of each relative position rel = k_pos - q_pos in [-max_distance, max_distance]
 // (tables/t5.hpp, build_t5_relative_bias: HF's compute_bias for those distances); a farther key
-// takes the bias of +-max_distance, where the buckets have saturated (formulas.md §12). HF adds
+// takes the bias of +-max_distance, where the buckets have saturated (formulas.md §13). HF adds
 // position_bias to the scores (T5Attention.forward, scores += position_bias_masked); so does this:
 // score + bias in float, bf16/f16 scores widened, added to and rounded once. The SIMD kernel
 // (simd/t5.hpp) does the same single addition, so it equals this bit for bit.

@@ -3,14 +3,14 @@
 // buckets, and a learned table [num_buckets, heads] gives the bias added to the attention score of
 // each head. The configuration and its rules (run time: validate; compile time: t5_spec's
 // static_asserts, with the same messages); the bucket function is in tables/t5.hpp
-// (docs/formulas.md §12).
+// (docs/formulas.md §13).
 //
 // - direction: `bidirectional` (encoders, HF compute_bias with is_decoder = false) gives half of
 //   the buckets to keys after the query; `causal` (decoders) maps every later key to bucket 0.
 // - log: `hf_float32` reproduces HF's T5Attention._relative_position_bucket, which takes the log
 //   in float32 and truncates toward zero; `exact` is the formula in exact arithmetic (mesh
 //   tensorflow's _relative_position_bucket computes it in float32 too; the exact form is the
-//   formula itself). They differ only where the scaled log is an integer (docs/formulas.md §12).
+//   formula itself). They differ only where the scaled log is an integer (docs/formulas.md §13).
 //
 // Rules, from the formula (with n the buckets of one side: num_buckets / 2 bidirectional, else
 // num_buckets; max_exact = n / 2):

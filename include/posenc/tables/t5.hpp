@@ -1,4 +1,4 @@
-// T5 relative position buckets and biases (docs/formulas.md §12), as constexpr functions and
+// T5 relative position buckets and biases (docs/formulas.md §13), as constexpr functions and
 // tables.
 //
 // The bucket of a relative position rel = key position - query position (HF
@@ -20,7 +20,7 @@
 // distances of tests/golden/hf_t5_relative_bucket.json do). `exact` is floor of the real value:
 // double-double log, and where the scaled log lies within 2^-80 of an integer k, the rational test
 // (n / max_exact)^R == (max_distance / max_exact)^k decides (integer arithmetic, t5_detail). The
-// two kinds differ only at such integers, where float32 rounding may land below k (formulas.md §12
+// two kinds differ only at such integers, where float32 rounding may land below k (formulas.md §13
 // lists them for the presets).
 #pragma once
 
