@@ -282,7 +282,7 @@ TEST_CASE("one row per command and per flag", "[options]") {
   for (const command_info& c : commands()) names.push_back(c.name);
   CHECK(names == std::vector<std::string_view>{"freqs", "table", "apply", "alibi", "sinusoidal",
                                                "decay", "dials", "ramp", "check", "emit",
-                                               "accuracy"});
+                                               "accuracy", "layers"});
   for (const command_info& c : commands()) CHECK(&command_of(c.id) == &c);
   std::vector<std::string_view> flag_names;
   for (const flag& f : flags()) {
