@@ -17,4 +17,6 @@
 #include <posenc/kernels/storage.hpp>
 #include <posenc/kernels/t5.hpp>
 #include <posenc/kernels/t5_reference.hpp>
+#include <posenc/kernels/temperature.hpp>
+#include <posenc/kernels/temperature_reference.hpp>
 #include <posenc/kernels/tensor.hpp>

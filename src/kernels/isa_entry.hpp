@@ -20,6 +20,8 @@
 #include <posenc/kernels/simd/mrope.hpp>
 #include <posenc/kernels/simd/rope.hpp>
 #include <posenc/kernels/simd/sinusoidal.hpp>
+#include <posenc/kernels/simd/t5.hpp>
+#include <posenc/kernels/simd/temperature.hpp>
 #endif
 
 namespace posenc::kernels::dispatch::detail {

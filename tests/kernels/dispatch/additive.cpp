@@ -1,8 +1,10 @@
 // The runtime-dispatch library's additive kernels (posenc/kernels/dispatch.hpp,
-// additive_kernels): add_sinusoidal, add_learned (out of place and in place) and add_alibi_bias,
-// for float, bf16 and f16, on every compiled ISA that this CPU supports, bit for bit against the
-// scalar references add_sinusoidal_reference / add_learned_reference / add_alibi_bias_reference
-// (the definitions, kernels/{sinusoidal,learned,alibi}_reference.hpp). These kernels never fuse a
+// additive_kernels): add_sinusoidal, add_learned (out of place and in place), add_alibi_bias,
+// add_t5_bias and apply_query_scale (out of place and in place), for float, bf16 and f16, on
+// every compiled ISA that this CPU supports, bit for bit against the scalar references
+// add_sinusoidal_reference / add_learned_reference / add_alibi_bias_reference /
+// add_t5_bias_reference / apply_query_scale_reference (the definitions,
+// kernels/{sinusoidal,learned,alibi,t5,temperature}_reference.hpp). These kernels never fuse a
 // multiply with an add, so every ISA must give the reference's bits.
 //
 // Seeded random cases (xorshift32, fixed seeds, so a failure reproduces): widths from 1 to 80
@@ -14,8 +16,8 @@
 // so padding between the view's elements must stay as it was. Every error gives the reference's
 // code and writes nothing (sentinel-filled buffers compared bitwise).
 //
-// Prints one line per compiled ISA, "ran <name>: sinusoidal, learned, alibi" or "skipped <name>:
-// not supported by this CPU", which meson keeps in its test log.
+// Prints one line per compiled ISA, "ran <name>: sinusoidal, learned, alibi, t5, query_scale" or
+// "skipped <name>: not supported by this CPU", which meson keeps in its test log.
 //
 // One file (over 500 lines): the three kernels share the random views, the error cases and the
 // sentinel comparisons, and one program per group of the ISA entry (RoPE: dispatch.cpp) is what
@@ -26,6 +28,8 @@
 #include <posenc/kernels/dispatch.hpp>
 #include <posenc/kernels/learned_reference.hpp>
 #include <posenc/kernels/sinusoidal_reference.hpp>
+#include <posenc/kernels/t5_reference.hpp>
+#include <posenc/kernels/temperature_reference.hpp>
 
 #include <array>
 #include <bit>
@@ -220,6 +224,32 @@ struct learned_family {
   }
 };
 
+// The query scale of an attention temperature: the "table" is one float per position.
+template <posenc::storage_type T>
+struct query_scale_family {
+  using table_type = std::span<const float>;
+  static constexpr const char* name = "query_scale";
+  std::vector<float> storage;
+  table_type make(rng& g, std::size_t rows, std::size_t) {
+    storage = random_buffer<float>(rows, g);
+    return storage;
+  }
+  static k::kernel_error reference(const table_type& t, k::tensor_view<const T> in,
+                                   k::tensor_view<T> out, k::token_positions pos) {
+    return k::apply_query_scale_reference<T>(t, in, out, pos);
+  }
+  static k::kernel_error reference(const table_type& t, k::tensor_view<T> x,
+                                   k::token_positions pos) {
+    return k::apply_query_scale_reference<T>(t, x, pos);
+  }
+  static d::apply_query_scale_fn<T> kernel(const d::additive_kernels<T>& e) {
+    return e.apply_query_scale;
+  }
+  static d::apply_query_scale_in_place_fn<T> kernel_in_place(const d::additive_kernels<T>& e) {
+    return e.apply_query_scale_in_place;
+  }
+};
+
 constexpr int cases_per_kernel = 400;
 
 // Random valid cases: out of place, in place, and the out-of-place entry with one view for both.
@@ -284,10 +314,13 @@ void check_additive_errors(const d::isa_kernels& isa) {
   const std::array<std::int64_t, 3> negative{0, -1, 2};
   const std::array<std::int64_t, 2> too_few{0, 1};
 
+  constexpr bool scales = std::is_same_v<typename Family::table_type, std::span<const float>>;
   typename Family::table_type no_data = good;
-  no_data.data = nullptr;
-  typename Family::table_type narrow = good;
-  narrow.dim = heads * hd - 1;
+  if constexpr (scales) {
+    no_data = {};
+  } else {
+    no_data.data = nullptr;
+  }
   k::tensor_view<T> squeezed = out;
   squeezed.head_stride = hd - 1;
   k::tensor_view<T> huge = out;
@@ -308,10 +341,6 @@ void check_additive_errors(const d::isa_kernels& isa) {
       {"offset overflow", good, in, out, k::token_positions::from(~std::uint64_t{0})},
       {"shape mismatch", good, in, k::dense<T>(base + n, tokens - 1, heads, hd),
        k::token_positions::from(0)},
-      {"table width != heads * head_dim", narrow, in, out, k::token_positions::from(0)},
-      {"more heads than the table", good, k::dense<const T>(base, tokens, heads + 1, hd),
-       k::dense<T>(base + tokens * (heads + 1) * hd, tokens, heads + 1, hd),
-       k::token_positions::from(0)},
       {"table without data", no_data, in, out, k::token_positions::from(0)},
       {"null output", good, in, k::tensor_view<T>{nullptr, tokens, heads, hd, heads * hd, hd},
        k::token_positions::from(0)},
@@ -320,6 +349,16 @@ void check_additive_errors(const d::isa_kernels& isa) {
       {"partial overlap", good, in, k::dense<T>(base + 5, tokens, heads, hd),
        k::token_positions::from(0)},
   };
+  if constexpr (!scales) {
+    typename Family::table_type narrow = good;
+    narrow.dim = heads * hd - 1;
+    cases.push_back(
+        {"table width != heads * head_dim", narrow, in, out, k::token_positions::from(0)});
+    cases.push_back({"more heads than the table", good,
+                     k::dense<const T>(base, tokens, heads + 1, hd),
+                     k::dense<T>(base + tokens * (heads + 1) * hd, tokens, heads + 1, hd),
+                     k::token_positions::from(0)});
+  }
   if constexpr (std::is_same_v<typename Family::table_type, posenc::learned_table_view<T>>) {
     typename Family::table_type all_offset = good;
     all_offset.offset = all_offset.rows;  // no usable position
@@ -476,6 +515,104 @@ void check_alibi_errors(const d::isa_kernels& isa) {
   CHECK_SAME(before, buf);
 }
 
+// A random T5 bias view: heads rows of 2 max_distance + 1 floats.
+struct t5_bias {
+  std::vector<float> data;
+  k::t5_bias_view view;
+  t5_bias(rng& g, std::size_t heads, std::uint32_t max_distance)
+      : data(random_buffer<float>(heads * (2 * std::size_t{max_distance} + 1), g)),
+        view{data.data(), heads, max_distance} {}
+};
+
+template <posenc::storage_type T>
+void check_t5(const d::isa_kernels& isa, std::uint32_t seed) {
+  const auto apply = isa.additive<T>().add_t5_bias;
+  REQUIRE(apply != nullptr);
+  rng g(seed);
+  constexpr std::uint64_t limit = k::t5_position_limit;
+  for (int c = 0; c < 2 * cases_per_kernel; ++c) {
+    const std::size_t heads = 1 + g.below(4), q_len = 1 + g.below(9), k_len = random_width(g);
+    // Windows narrower and wider than the row, so that rows have a left tail, a window and a
+    // right tail in every combination.
+    const auto max_distance = static_cast<std::uint32_t>(1 + g.below(40));
+    std::uint64_t q_offset = 0, k_offset = 0;
+    const int off_kind = static_cast<int>(g.below(4));
+    if (off_kind == 1) q_offset = k_len > q_len ? k_len - q_len : 0;
+    if (off_kind == 2) {
+      q_offset = g.below(100);
+      k_offset = g.below(100);
+    }
+    if (off_kind == 3) {
+      q_offset = limit - q_len - g.below(3);
+      k_offset = limit - k_len - g.below(100);
+    }
+    const t5_bias bias(g, heads, max_distance);
+    const score_layout l = random_score_layout(g, heads, q_len, k_len);
+    INFO(isa.name << " t5 " << posenc::storage_name<T>() << " case " << c << ": heads " << heads
+                  << " q_len " << q_len << " k_len " << k_len << " max_distance " << max_distance
+                  << " q_offset " << q_offset << " k_offset " << k_offset << " layout " << l.kind);
+    const std::vector<T> scores = random_buffer<T>(l.extent(), g);
+    std::vector<T> want = scores, got = scores;
+    REQUIRE(k::add_t5_bias_reference<T>(bias.view, l.over(want.data()), q_offset, k_offset) ==
+            k::kernel_error::ok);
+    CHECK(apply(bias.view, l.over(got.data()), q_offset, k_offset) == k::kernel_error::ok);
+    mismatches += !CHECK_SAME(want, got);
+  }
+}
+
+template <posenc::storage_type T>
+void check_t5_errors(const d::isa_kernels& isa) {
+  const auto apply = isa.additive<T>().add_t5_bias;
+  rng g(0x5eed0004u);
+  constexpr std::size_t heads = 3, q_len = 4, k_len = 21, n = heads * q_len * k_len;
+  constexpr std::uint64_t limit = k::t5_position_limit;
+  std::vector<T> buf = random_buffer<T>(n + 8, g);
+  const std::vector<T> before = buf;
+  const t5_bias bias(g, heads, 8);
+  k::t5_bias_view two_heads = bias.view;
+  two_heads.heads = 2;
+  k::t5_bias_view no_bias = bias.view;
+  no_bias.data = nullptr;
+  k::t5_bias_view zero_distance = bias.view;
+  zero_distance.max_distance = 0;
+  k::t5_bias_view far = bias.view;
+  far.max_distance = posenc::t5_max_distance_limit + 1;
+  const auto good = k::dense_scores(buf.data(), heads, q_len, k_len);
+  k::score_view<T> squeezed = good;
+  squeezed.q_stride = k_len - 1;
+  k::score_view<T> no_data = good;
+  no_data.data = nullptr;
+
+  struct error_case {
+    const char* what;
+    k::t5_bias_view bias;
+    k::score_view<T> scores;
+    std::uint64_t q_offset, k_offset;
+  };
+  const std::vector<error_case> cases{
+      {"fewer bias heads", two_heads, good, 0, 0},
+      {"bias without data", no_bias, good, 0, 0},
+      {"max_distance 0", zero_distance, good, 0, 0},
+      {"max_distance past 2^24", far, good, 0, 0},
+      {"null scores", bias.view, no_data, 0, 0},
+      {"overlapping query stride", bias.view, squeezed, 0, 0},
+      {"queries past 2^62", bias.view, good, limit - q_len + 1, 0},
+      {"keys past 2^62", bias.view, good, 0, limit - k_len + 1},
+      {"query offset overflow", bias.view, good, ~std::uint64_t{0}, 0},
+  };
+  for (const error_case& c : cases) {
+    INFO(isa.name << " t5 " << posenc::storage_name<T>() << ": " << c.what);
+    const k::kernel_error want =
+        k::add_t5_bias_reference<T>(c.bias, c.scores, c.q_offset, c.k_offset);
+    CHECK(want != k::kernel_error::ok);
+    REQUIRE(same_bytes(buf, before));
+    const k::kernel_error got = apply(c.bias, c.scores, c.q_offset, c.k_offset);
+    CHECK(got == want);
+    CHECK_SAME(before, buf);
+    mismatches += got != want || !same_bytes(buf, before);
+  }
+}
+
 template <posenc::storage_type T>
 void check_isa(const d::isa_kernels& isa, std::uint32_t seed) {
   check_additive<sinusoidal_family<T>, T>(isa, seed + 1);
@@ -484,6 +621,10 @@ void check_isa(const d::isa_kernels& isa, std::uint32_t seed) {
   check_additive_errors<learned_family<T>, T>(isa);
   check_alibi<T>(isa, seed + 3);
   check_alibi_errors<T>(isa);
+  check_t5<T>(isa, seed + 4);
+  check_t5_errors<T>(isa);
+  check_additive<query_scale_family<T>, T>(isa, seed + 5);
+  check_additive_errors<query_scale_family<T>, T>(isa);
 }
 
 // The dispatching entry points against the active entry's kernels, and the reference, on one
@@ -588,6 +729,48 @@ void check_wrappers() {
                             v) == k::kernel_error::shape_mismatch);
     CHECK_SAME(untouched, scores);
   }
+
+  const t5_bias bias(g, heads, 7);
+  {
+    std::vector<T> want = scores, by_entry = scores, got = scores, want0 = scores, got0 = scores;
+    REQUIRE(k::add_t5_bias_reference<T>(bias.view,
+                                        k::dense_scores(want.data(), heads, q_len, k_len), 36,
+                                        3) == k::kernel_error::ok);
+    REQUIRE(kern.add_t5_bias(bias.view, k::dense_scores(by_entry.data(), heads, q_len, k_len), 36,
+                             3) == k::kernel_error::ok);
+    CHECK(d::add_t5_bias(bias.view, k::dense_scores(got.data(), heads, q_len, k_len), 36, 3) ==
+          k::kernel_error::ok);
+    CHECK_SAME(want, got);
+    CHECK_SAME(by_entry, got);
+    REQUIRE(k::add_t5_bias_reference<T>(bias.view, k::dense_scores(want0.data(), heads, q_len,
+                                                                   k_len)) == k::kernel_error::ok);
+    CHECK(d::add_t5_bias(bias.view, k::dense_scores(got0.data(), heads, q_len, k_len)) ==
+          k::kernel_error::ok);
+    CHECK_SAME(want0, got0);
+    std::vector<T> untouched = scores;
+    k::t5_bias_view one_head = bias.view;
+    one_head.heads = 1;
+    CHECK(d::add_t5_bias(one_head, k::dense_scores(untouched.data(), heads, q_len, k_len)) ==
+          k::kernel_error::shape_mismatch);
+    CHECK_SAME(untouched, scores);
+  }
+
+  const std::vector<float> scales = random_buffer<float>(rows, g);
+  additive(
+      std::span<const float>(scales),
+      [](const auto& t, k::tensor_view<const T> a, k::tensor_view<T> b, k::token_positions p) {
+        return d::apply_query_scale(t, a, b, p);
+      },
+      [](const auto& t, k::tensor_view<T> x, k::token_positions p) {
+        return d::apply_query_scale(t, x, p);
+      },
+      kern.apply_query_scale, kern.apply_query_scale_in_place,
+      [](const auto& t, k::tensor_view<const T> a, k::tensor_view<T> b, k::token_positions p) {
+        return k::apply_query_scale_reference<T>(t, a, b, p);
+      },
+      [](const auto& t, k::tensor_view<T> x, k::token_positions p) {
+        return k::apply_query_scale_reference<T>(t, x, p);
+      });
 }
 
 }  // namespace
@@ -598,7 +781,8 @@ TEST_CASE("kernels/dispatch_additive: every entry has every additive kernel", "[
     auto all_set = [](const auto& e) {
       return e.add_sinusoidal != nullptr && e.add_sinusoidal_in_place != nullptr &&
              e.add_learned != nullptr && e.add_learned_in_place != nullptr &&
-             e.add_alibi_bias != nullptr;
+             e.add_alibi_bias != nullptr && e.add_t5_bias != nullptr &&
+             e.apply_query_scale != nullptr && e.apply_query_scale_in_place != nullptr;
     };
     CHECK(all_set(isa.additive<float>()));
     CHECK(all_set(isa.additive<bf16>()));
@@ -633,7 +817,7 @@ TEST_CASE("kernels/dispatch_additive: every kernel on every supported ISA == the
     check_isa<float>(isa, seed);
     check_isa<bf16>(isa, seed + 16);
     check_isa<f16>(isa, seed + 32);
-    std::cout << "ran " << isa.name << ": sinusoidal, learned, alibi"
+    std::cout << "ran " << isa.name << ": sinusoidal, learned, alibi, t5, query_scale"
               << (mismatches == 0 ? "" : " -- MISMATCHES") << std::endl;
   }
 }

@@ -35,6 +35,8 @@
 #include <posenc/kernels/mrope_reference.hpp>
 #include <posenc/kernels/rope_reference.hpp>
 #include <posenc/kernels/sinusoidal_reference.hpp>
+#include <posenc/kernels/t5_reference.hpp>
+#include <posenc/kernels/temperature_reference.hpp>
 
 #define POSENC_DEFAULT_ARGUMENT(value) = value
 #define POSENC_NO_DEFAULT_ARGUMENT(value)
@@ -64,7 +66,9 @@
      std::span<const token_positions> streams),                                                  \
     (table, sources, q_in, q_out, k_in, k_out, streams))
 
-// posenc/kernels/sinusoidal.hpp, learned.hpp and alibi.hpp (their _reference.hpp).
+// posenc/kernels/sinusoidal.hpp, learned.hpp, alibi.hpp and t5.hpp (their _reference.hpp), and
+// the query scale of an attention temperature (temperature.hpp), which is no addition but, like
+// them, one float operation per element that never fuses.
 #define POSENC_ADDITIVE_KERNELS(X, T, D)                                                          \
   X(T, additive, add_sinusoidal, add_sinusoidal, add_sinusoidal_reference,                        \
     (const sinusoidal_table_view<float>& table, tensor_view<const T> in, tensor_view<T> out,      \
@@ -82,7 +86,17 @@
   X(T, additive, add_alibi_bias, add_alibi_bias, add_alibi_bias_reference,                        \
     (std::span<const float> slopes, score_view<T> scores, alibi_variant variant,                  \
      std::uint64_t q_offset D(0), std::uint64_t k_offset D(0)),                                   \
-    (slopes, scores, variant, q_offset, k_offset))
+    (slopes, scores, variant, q_offset, k_offset))                                                \
+  X(T, additive, add_t5_bias, add_t5_bias, add_t5_bias_reference,                                 \
+    (const t5_bias_view& bias, score_view<T> scores, std::uint64_t q_offset D(0),                 \
+     std::uint64_t k_offset D(0)),                                                                \
+    (bias, scores, q_offset, k_offset))                                                           \
+  X(T, additive, apply_query_scale, apply_query_scale, apply_query_scale_reference,               \
+    (std::span<const float> scales, tensor_view<const T> in, tensor_view<T> out,                  \
+     token_positions pos),                                                                        \
+    (scales, in, out, pos))                                                                       \
+  X(T, additive, apply_query_scale_in_place, apply_query_scale, apply_query_scale_reference,      \
+    (std::span<const float> scales, tensor_view<T> x, token_positions pos), (scales, x, pos))
 
 // Every dispatched kernel.
 #define POSENC_DISPATCHED_KERNELS(X, T, D) \
