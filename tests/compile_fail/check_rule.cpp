@@ -1,6 +1,6 @@
 // A compile-time spec of one encoding
-// (-DPOSENC_ENCODING_<rope|sinusoidal|alibi|learned|mrope|axial_rope>) built from the broken
-// config of case <i> (-DPOSENC_CASE=<i>, numbered as rule_case.hpp's case_at), or,
+// (-DPOSENC_ENCODING_<rope|sinusoidal|alibi|learned|mrope|axial_rope|t5|temperature>) built from
+// the broken config of case <i> (-DPOSENC_CASE=<i>, numbered as rule_case.hpp's case_at), or,
 // with -DPOSENC_VALID -DPOSENC_RULE=<rule>, one spec per valid twin of the cases of that rule.
 // checked_<encoding><S> must stop compilation of the first with the rule's static_assert message,
 // and accept all the second. Compiled by run.sh with -fsyntax-only.
@@ -44,8 +44,21 @@ namespace rules = posenc_test::axial_rope_rules;
 using error = posenc::axial_rope_error;
 template <class S>
 inline constexpr auto checked = posenc::checked_axial_rope<S>;
+#elif defined(POSENC_ENCODING_t5)
+#include "broken_t5_temperature.hpp"
+namespace rules = posenc_test::t5_rules;
+using error = posenc::t5_error;
+template <class S>
+inline constexpr auto checked = posenc::checked_t5<S>;
+#elif defined(POSENC_ENCODING_temperature)
+#include "broken_t5_temperature.hpp"
+namespace rules = posenc_test::temperature_rules;
+using error = posenc::temperature_error;
+template <class S>
+inline constexpr auto checked = posenc::checked_temperature<S>;
 #else
-#error "compile with -DPOSENC_ENCODING_<rope|sinusoidal|alibi|learned|mrope|axial_rope>"
+#error \
+    "compile with -DPOSENC_ENCODING_<rope|sinusoidal|alibi|learned|mrope|axial_rope|t5|temperature>"
 #endif
 
 namespace {

@@ -1,6 +1,8 @@
 // What the broken configs of every encoding share (broken_specs.hpp for RoPE, broken_additive.hpp
-// for sinusoidal, ALiBi and learned): a rule_case is a config that breaks one rule and its valid
-// twin (the same config with the offending field fixed, at the rule's boundary where it has one).
+// for sinusoidal, ALiBi and learned, broken_multiaxis.hpp for M-RoPE and axial RoPE,
+// broken_t5_temperature.hpp for T5 and attention temperature): a rule_case is a config that breaks
+// one rule and its valid twin (the same config with the offending field fixed, at the rule's
+// boundary where it has one).
 //
 // Each encoding lists `cases`, one per rule of all_<encoding>_rules in the same order (the name of
 // that case is the rule's name), and `more_cases`: the same rules broken through another parameter

@@ -18,6 +18,7 @@
 #include "broken_additive.hpp"
 #include "broken_multiaxis.hpp"
 #include "broken_specs.hpp"
+#include "broken_t5_temperature.hpp"
 
 namespace {
 
@@ -97,6 +98,10 @@ int with_encoding(std::string_view name, F f) {
   if (name == "axial_rope")
     return f(pt::axial_rope_rules::cases, pt::axial_rope_rules::more_cases,
              posenc::all_axial_rope_rules);
+  if (name == "t5") return f(pt::t5_rules::cases, pt::t5_rules::more_cases, posenc::all_t5_rules);
+  if (name == "temperature")
+    return f(pt::temperature_rules::cases, pt::temperature_rules::more_cases,
+             posenc::all_temperature_rules);
   std::fprintf(stderr, "rule_message: unknown encoding '%.*s'\n", static_cast<int>(name.size()),
                name.data());
   return 1;

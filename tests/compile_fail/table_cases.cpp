@@ -3,8 +3,10 @@
 // (-DPOSENC_CASE_<case>), which must not compile; with -DPOSENC_VALID, every case's valid twin at
 // once, which must. Compiled by case.sh with -fsyntax-only; the cases and the text the compiler's
 // output must contain are listed in meson.build.
+#include <posenc/spec/attention_temperature.hpp>
 #include <posenc/tables.hpp>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -103,6 +105,53 @@ struct broken_rope {
                                               posenc::scaling::ntk(broken ? 0.5 : 1.0)};
 };
 [[maybe_unused]] constexpr const auto& broken_cache = posenc::rope_cache_v<broken_rope, float, 2>;
+#endif
+
+// T5: a broken spec at t5_buckets_v and t5_relative_bias, and a weight table of the wrong size
+// (bidirectional 4 buckets, 1 head: max_exact 1, so max_distance 2 is the least valid one).
+#if defined(POSENC_VALID) || defined(POSENC_CASE_t5_buckets_broken_spec)
+struct broken_t5_buckets {
+  static constexpr posenc::t5_config config{broken ? 5u : 4u, 2, 1};
+};
+[[maybe_unused]] constexpr const auto& broken_buckets = posenc::t5_buckets_v<broken_t5_buckets>;
+#endif
+#if defined(POSENC_VALID) || defined(POSENC_CASE_t5_relative_bias_broken_spec)
+struct broken_t5_bias {
+  static constexpr posenc::t5_config config{4, broken ? 1u : 2u, 1};
+};
+constexpr std::array<float, 4> t5_weights{0.0f, 1.0f, 2.0f, 3.0f};
+[[maybe_unused]] constexpr auto broken_bias = posenc::t5_relative_bias<broken_t5_bias>(t5_weights);
+#endif
+#if defined(POSENC_VALID) || defined(POSENC_CASE_t5_relative_bias_weights)
+struct t5_spec {
+  static constexpr posenc::t5_config config{4, 2, 1};
+};
+constexpr std::array<float, broken ? 3 : 4> wrong_weights{};
+[[maybe_unused]] constexpr auto wrong_bias = posenc::t5_relative_bias<t5_spec>(wrong_weights);
+#endif
+
+// Attention temperature: a broken spec at query_scale_table_v, and positions past
+// max_temperature_position = 2^51 - 1 through First and through N.
+#if defined(POSENC_VALID) || defined(POSENC_CASE_query_scale_table_broken_spec)
+struct broken_temperature {
+  static constexpr posenc::attention_temperature config =
+      posenc::temperature::llama4(broken ? 0.5 : 1.0);
+};
+[[maybe_unused]] constexpr const auto& broken_scales =
+    posenc::query_scale_table_v<broken_temperature, float, 2>;
+#endif
+constexpr std::uint64_t last_temperature_position = (std::uint64_t{1} << 51) - 1;
+struct llama4_temperature {
+  static constexpr posenc::attention_temperature config = posenc::temperature::llama4();
+};
+#if defined(POSENC_VALID) || defined(POSENC_CASE_query_scale_table_first_2_51)
+[[maybe_unused]] constexpr const auto& first_past =
+    posenc::query_scale_table_v<llama4_temperature, float, 1,
+                                last_temperature_position + (broken ? 1 : 0)>;
+#endif
+#if defined(POSENC_VALID) || defined(POSENC_CASE_query_scale_table_last_2_51)
+[[maybe_unused]] constexpr const auto &last_past = posenc::query_scale_table_v < llama4_temperature,
+                                      double, broken ? 2 : 1, last_temperature_position > ;
 #endif
 
 }  // namespace
