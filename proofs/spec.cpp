@@ -61,9 +61,10 @@ constexpr bool names_unique() {
   return true;
 }
 static_assert(names_unique(), "preset names are unique");
-static_assert(posenc::preset_count == 12 && posenc::preset_names[0] == "llama-2-7b" &&
+static_assert(posenc::preset_count == 13 && posenc::preset_names[0] == "llama-2-7b" &&
                   posenc::preset_names[10] == "deepseek-v2-lite" &&
-                  posenc::preset_names[11] == "deepseek-v3",
+                  posenc::preset_names[11] == "deepseek-v3" &&
+                  posenc::preset_names[12] == "phi-3.5-mini-instruct",
               "preset_names lists presets::all in order");
 
 // Every preset's head_dim is one that select_head_dim instantiates.
@@ -178,6 +179,28 @@ constexpr bool phi3_lists_ok() {
          l[30] == 60.887386322021484;
 }
 static_assert(phi3_lists_ok(), "Phi-3 longrope factor lists: shape and spot values");
+
+// Phi-3.5-mini's lists: 48 entries each, non-decreasing along the pairs, in [1, 65), every entry
+// a float32 value as the checkpoint stored it (e.g. 1.0800000429153442 = float(1.08)); the short
+// list starts at exactly 1.
+constexpr const rope_scaling& phi35 = presets::phi_3_5_mini_instruct::config.scaling;
+constexpr bool phi35_lists_ok() {
+  const auto& s = presets::data::phi_3_5_mini_short_factor;
+  const auto& l = presets::data::phi_3_5_mini_long_factor;
+  if (!(phi35.short_factor.data() == s.data() && phi35.long_factor.data() == l.data()))
+    return false;
+  if (!(phi35.original_max_position_embeddings == 4096 && phi35.max_position_embeddings == 131072 &&
+        phi35.factor == 32.0 && phi35.attention_factor == 0.0))
+    return false;
+  for (std::size_t i = 0; i < 48; ++i) {
+    if (!(1.0 <= s[i] && s[i] < 65.0 && 1.0 <= l[i] && l[i] < 65.0)) return false;
+    if (i > 0 && !(s[i - 1] <= s[i] && l[i - 1] <= l[i])) return false;
+    if (static_cast<double>(static_cast<float>(s[i])) != s[i]) return false;
+    if (static_cast<double>(static_cast<float>(l[i])) != l[i]) return false;
+  }
+  return s[0] == 1.0;
+}
+static_assert(phi35_lists_ok(), "Phi-3.5-mini longrope factor lists: shape and float32 values");
 
 // ---- runtime lookups are constant expressions too ----------------------------------------------
 static_assert(posenc::find_preset("phi-2") == &presets::phi_2::config);

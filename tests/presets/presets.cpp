@@ -103,6 +103,8 @@ const published kPublished[] = {
    scaling_type::yarn, 40.0, 1.0, 4.0, 4096, 32.0, 1.0, 0.707, 0.707, 163840},
   {"deepseek-v3", "deepseek-ai/DeepSeek-V3", 7168, 128, 64, 0, 1.0, 10000.0, inter,
    scaling_type::yarn, 40.0, 1.0, 4.0, 4096, 32.0, 1.0, 1.0, 1.0, 163840},
+  {"phi-3.5-mini-instruct", "microsoft/Phi-3.5-mini-instruct", 3072, 32, 0, 0, 1.0, 10000.0,
+   half, scaling_type::longrope, 131072.0 / 4096.0, 1.0, 4.0, 4096, 32.0, 1.0, 0.0, 0.0, 131072},
 };
 // clang-format on
 
@@ -277,6 +279,24 @@ TEST_CASE("presets/values: each preset is its model's published config.json", "[
   CHECK(posenc::find_preset("gpt-neox-20b")->rotary_dim == 24);
   CHECK(posenc::find_preset("phi-2")->rotary_dim == 32);
   CHECK(posenc::find_preset("gpt-j-6b")->rotary_dim == 64);
+}
+
+TEST_CASE("presets/values: Phi-3.5-mini longrope factor lists", "[presets]") {
+  // microsoft/Phi-3.5-mini-instruct config.json rope_scaling.short_factor / long_factor (48 each),
+  // restated from the published file: both ends and pairs 17 and 30 of each list.
+  const rope_config& c = presets::phi_3_5_mini_instruct::config;
+  REQUIRE(c.scaling.short_factor.size() == 48);
+  REQUIRE(c.scaling.long_factor.size() == 48);
+  const auto& s = c.scaling.short_factor;
+  const auto& l = c.scaling.long_factor;
+  CHECK(s[0] == 1.0);
+  CHECK(s[47] == 2.8399994373321533);
+  CHECK(l[0] == 1.0800000429153442);
+  CHECK(l[47] == 64.83999633789062);
+  CHECK(s[17] == 1.679999828338623);
+  CHECK(l[17] == 28.57000160217285);
+  CHECK(s[30] == 2.0199997425079346);
+  CHECK(l[30] == 62.61000442504883);
 }
 
 TEST_CASE("presets/values: Phi-3-mini-128k longrope factor lists", "[presets]") {

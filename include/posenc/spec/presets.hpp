@@ -188,6 +188,92 @@ struct phi_3_mini_128k_instruct {
                         131072)};
 };
 
+namespace data {
+// microsoft/Phi-3.5-mini-instruct config.json, rope_scaling.short_factor and
+// rope_scaling.long_factor (rope_scaling.type "longrope"; no long_mscale / short_mscale keys).
+// Quoted digit for digit as the published file writes them (copies checked against each other:
+// an AutoConfig dump of the checkpoint in kevinstephano/thunder_model_blocks hf_phi3/phi3_rope.py,
+// sdpython/experimental-experiment torch_models/llm_model_helper.py get_phi_35_mini_instruct, and
+// google-ai-edge/ai-edge-torch generative/examples/phi/phi3.py ROPE_SHORT_FACTOR). R/2 = 48 each.
+inline constexpr std::array<double, 48> phi_3_5_mini_short_factor = {
+    1.0,
+    1.0199999809265137,
+    1.0299999713897705,
+    1.0299999713897705,
+    1.0499999523162842,
+    1.0499999523162842,
+    1.0499999523162842,
+    1.0499999523162842,
+    1.0499999523162842,
+    1.0699999332427979,
+    1.0999999046325684,
+    1.1099998950958252,
+    1.1599998474121094,
+    1.1599998474121094,
+    1.1699998378753662,
+    1.2899998426437378,
+    1.339999794960022,
+    1.679999828338623,
+    1.7899998426437378,
+    1.8199998140335083,
+    1.8499997854232788,
+    1.8799997568130493,
+    1.9099997282028198,
+    1.9399996995925903,
+    1.9899996519088745,
+    2.0199997425079346,
+    2.0199997425079346,
+    2.0199997425079346,
+    2.0199997425079346,
+    2.0199997425079346,
+    2.0199997425079346,
+    2.0299997329711914,
+    2.0299997329711914,
+    2.0299997329711914,
+    2.0299997329711914,
+    2.0299997329711914,
+    2.0299997329711914,
+    2.0299997329711914,
+    2.0299997329711914,
+    2.0299997329711914,
+    2.0799996852874756,
+    2.0899996757507324,
+    2.189999580383301,
+    2.2199995517730713,
+    2.5899994373321533,
+    2.729999542236328,
+    2.749999523162842,
+    2.8399994373321533,
+};
+inline constexpr std::array<double, 48> phi_3_5_mini_long_factor = {
+    1.0800000429153442, 1.1100000143051147, 1.1399999856948853, 1.340000033378601,
+    1.5899999141693115, 1.600000023841858,  1.6200000047683716, 2.620000123977661,
+    3.2300000190734863, 3.2300000190734863, 4.789999961853027,  7.400000095367432,
+    7.700000286102295,  9.09000015258789,   12.199999809265137, 17.670000076293945,
+    24.46000099182129,  28.57000160217285,  30.420001983642578, 30.840002059936523,
+    32.590003967285156, 32.93000411987305,  42.320003509521484, 44.96000289916992,
+    50.340003967285156, 50.45000457763672,  57.55000305175781,  57.93000411987305,
+    58.21000289916992,  60.1400032043457,   62.61000442504883,  62.62000274658203,
+    62.71000289916992,  63.1400032043457,   63.1400032043457,   63.77000427246094,
+    63.93000411987305,  63.96000289916992,  63.970001220703125, 64.02999877929688,
+    64.06999969482422,  64.08000183105469,  64.12000274658203,  64.41000366210938,
+    64.4800033569336,   64.51000213623047,  64.52999877929688,  64.83999633789062,
+};
+}  // namespace data
+
+// microsoft/Phi-3.5-mini-instruct config.json: hidden_size 3072 / num_attention_heads 32 = 96;
+// rope_theta 10000.0; original_max_position_embeddings 4096 (top level); max_position_embeddings
+// 131072 (longrope factor 32, attention factor sqrt(1 + ln 32 / ln 4096) as HF derives it);
+// num_hidden_layers 32; rope_scaling.short_factor / long_factor as in data:: above.
+struct phi_3_5_mini_instruct {
+  static constexpr std::string_view name = "phi-3.5-mini-instruct";
+  static constexpr std::uint32_t max_position_embeddings = 131072;
+  static constexpr rope_config config{
+      96, 96, 10000.0, rope_layout::half,
+      scaling::longrope(data::phi_3_5_mini_short_factor, data::phi_3_5_mini_long_factor, 4096,
+                        131072)};
+};
+
 // deepseek-ai/DeepSeek-V2-Lite config.json: the rotary slice of each head is qk_rope_head_dim 64
 // (the qk_nope_head_dim 128 channels carry no position); rope_theta 10000; rope_scaling {type
 // "yarn", factor 40, original_max_position_embeddings 4096, beta_fast 32, beta_slow 1, mscale
@@ -221,7 +307,7 @@ inline constexpr auto all = boost::hana::make_tuple(
     boost::hana::type_c<qwen2_7b>, boost::hana::type_c<codellama_7b>, boost::hana::type_c<gpt_j_6b>,
     boost::hana::type_c<gpt_neox_20b>, boost::hana::type_c<phi_2>,
     boost::hana::type_c<phi_3_mini_128k_instruct>, boost::hana::type_c<deepseek_v2_lite>,
-    boost::hana::type_c<deepseek_v3>);
+    boost::hana::type_c<deepseek_v3>, boost::hana::type_c<phi_3_5_mini_instruct>);
 
 // ---- models: the per-layer plan (spec/layer_plan.hpp) ------------------------------------------
 // One type per published model with `static constexpr model_config model`, its `name` and
