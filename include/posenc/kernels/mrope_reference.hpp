@@ -42,9 +42,18 @@ constexpr kernel_error check_multi_axis_call(const rope_table& table,
                                              std::span<const token_positions> streams) {
   if (streams.empty() || streams.size() > max_position_streams)
     return kernel_error::invalid_argument;
-  for (const token_positions& pos : streams)
-    if (const kernel_error e = check_rope_call(table, in, out, pos); e != kernel_error::ok)
+  // Stream 0 with every check of a 1-D call; the views, table and overlap checks do not depend on
+  // the positions, so the other streams need only the position checks (the same codes, in the
+  // same order, as a full check per stream).
+  if (const kernel_error e = check_rope_call(table, in, out, streams[0]); e != kernel_error::ok)
+    return e;
+  for (const token_positions& pos : streams.subspan(1)) {
+    std::uint64_t max_pos = 0;
+    if (const kernel_error e = check_positions(pos, in.tokens, &max_pos); e != kernel_error::ok)
       return e;
+    if (!in.empty() && max_pos >= table.positions && table.on_the_fly == nullptr)
+      return kernel_error::position_out_of_range;
+  }
   if (sources.size() != table.rotary_dim / 2) return kernel_error::invalid_argument;
   for (const pair_source& s : sources)
     if (s.stream >= streams.size() || s.inv_freq_index >= table.rotary_dim / 2)
