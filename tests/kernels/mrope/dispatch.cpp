@@ -133,7 +133,9 @@ struct stream_set {
 };
 
 // kind 0: offsets 0, 5, 9; 1: int64 ids in the cache; 2: int32 ids in the cache; 3: int64 ids past
-// the cache in every stream (on-the-fly rows); 4: only the last stream past it.
+// the cache in every stream (on-the-fly rows); 4: only the last stream past it; 5: int64 ids in the
+// cache, every stream the same at even tokens (text tokens: the kernels use the 1-D row there) and
+// not at odd ones; 6: offsets 7, 7, 7 (every token's streams equal).
 stream_set make_streams(int kind, std::size_t n_streams, std::size_t tokens, rng& g) {
   stream_set s;
   s.ids64.resize(n_streams);
@@ -143,6 +145,7 @@ stream_set make_streams(int kind, std::size_t n_streams, std::size_t tokens, rng
       const auto r = static_cast<std::int64_t>((g.next() + 2.0f) * 15.0f);  // [0, 60)
       std::int64_t id = r;
       if (kind == 3 || (kind == 4 && j + 1 == n_streams)) id = r % 2 == 0 ? 64 + r * 997 : 63 + r;
+      if (kind == 5 && j > 0 && t % 2 == 0) id = s.ids64[0][t];
       s.ids64[j].push_back(id);
       s.ids32[j].push_back(static_cast<std::int32_t>(id));
     }
@@ -150,6 +153,8 @@ stream_set make_streams(int kind, std::size_t n_streams, std::size_t tokens, rng
   for (std::size_t j = 0; j < n_streams; ++j) {
     if (kind == 0) {
       s.pos.push_back(k::token_positions::from(std::array<std::uint64_t, 3>{0, 5, 9}[j]));
+    } else if (kind == 6) {
+      s.pos.push_back(k::token_positions::from(7));
     } else if (kind == 2) {
       s.pos.push_back(k::token_positions::of(std::span<const std::int32_t>(s.ids32[j])));
     } else {
@@ -170,13 +175,13 @@ void check_isa(const d::isa_kernels& isa) {
     const tables tab(m.rope);
     const std::size_t hd = m.rope.head_dim, h = m.rope.rotary_dim / 2;
     for (const auto fmt : {k::rope_table_format::compact, k::rope_table_format::expanded}) {
-      for (int kind = 0; kind < 5; ++kind) {
+      for (int kind = 0; kind < 7; ++kind) {
         // Small calls (blocks outside, heads inside) and a large one (head by head; bf16 through
         // its own bodies) for the compact cached case.
         for (const std::size_t tokens : {std::size_t{5}, std::size_t{90}}) {
           if (tokens == 90 && (kind != 1 || fmt != k::rope_table_format::compact)) continue;
           const std::size_t heads = tokens == 90 ? 16 : 3;
-          const k::rope_table table = tab.get(fmt, kind >= 3);
+          const k::rope_table table = tab.get(fmt, kind == 3 || kind == 4);
           const stream_set ss = make_streams(kind, m.streams, tokens, g);
           const std::span<const k::token_positions> streams(ss.pos);
           INFO(isa.name << " " << posenc::storage_name<T>() << " " << m.name << " format "

@@ -39,19 +39,35 @@ kernel_error run_multi_axis(const rope_table& table, std::span<const pair_source
   const std::size_t h = table.rotary_dim / 2, row = table.row_size();
   const bool compact = table.format == rope_table_format::compact;
   const std::size_t n_streams = streams.size();
+  // Where every pair keeps its own frequency (M-RoPE), a token whose streams all give the same
+  // position (a text token of Qwen2-VL: temporal = height = width) has exactly the 1-D row of
+  // that position: it is used in place, without assembling it.
+  bool own_frequency = true;
+  for (std::size_t i = 0; i < h; ++i)
+    own_frequency = own_frequency && sources[i].inv_freq_index == i;
   alignas(64) float cbuf[row_chunk];
   alignas(64) float sbuf[row_chunk];
   return run_rows<Arch, T>(table, all_ops, n_all, [&](std::size_t t, auto&& chunk) {
     std::uint64_t p[max_position_streams];
     const float* rc[max_position_streams];
     const float* rs[max_position_streams];
-    bool cached = true;
+    bool cached = true, same_position = true;
     for (std::size_t s = 0; s < n_streams; ++s) {
       p[s] = streams[s].at(t);
       cached = cached && p[s] < table.positions;
+      same_position = same_position && p[s] == p[0];
       const std::size_t off = p[s] < table.positions ? static_cast<std::size_t>(p[s]) * row : 0;
       rc[s] = table.cos + off;
       rs[s] = table.sin + off;
+    }
+    if (own_frequency && same_position && cached) {
+      // The 1-D kernel's rows (simd/rope.hpp, run).
+      for (std::size_t i0 = 0; i0 < h; i0 += row_chunk) {
+        const std::size_t n = h - i0 < row_chunk ? h - i0 : row_chunk;
+        chunk(compact ? row_source{rc[0] + i0, rs[0] + i0, true} : row_source{rc[0], rs[0], false},
+              i0, n);
+      }
+      return;
     }
     for (std::size_t i0 = 0; i0 < h; i0 += row_chunk) {
       const std::size_t n = h - i0 < row_chunk ? h - i0 : row_chunk;
