@@ -243,7 +243,7 @@ TEST_CASE("bad input: non-zero exit, one line on stderr, nothing on stdout", "[e
         "--max-position-embeddings", "20", "--short-factor", "1", "--long-factor", "1"},
        1,
        posenc::message(posenc::rope_error::longrope_factor_length)},
-      {{"table", "--head-dim", "128"}, 2, "posenc: table needs --positions A:B"},
+      {{"table", "--head-dim", "128"}, 2, "posenc: table needs --positions SET (e.g. 0:4096)"},
       {{"table", "--head-dim", "128", "--positions", "0:2000000"},
        2,
        "posenc: --positions covers 2000000 positions; at most 1048576 per call"},
@@ -261,7 +261,7 @@ TEST_CASE("bad input: non-zero exit, one line on stderr, nothing on stdout", "[e
       {{"freqs", "--preset", "no-such-model"}, 2, ""},
       {{"freqs", "--hf-config", tools_data("llama3.json"), "--preset", "llama-3.1-8b"},
        2,
-       "posenc: give at most one --preset, --hf-config or --gguf"},
+       "posenc: --hf-config and --preset conflict (give one configuration source)"},
   };
   for (const bad_case& c : cases) {
     const process_result r = posenc_cli(c.args);
@@ -276,11 +276,18 @@ TEST_CASE("bad input: non-zero exit, one line on stderr, nothing on stdout", "[e
 
 TEST_CASE("posenc --help", "[exec]") {
   for (const char* flag : {"--help", "-h"}) {
-    const process_result r = posenc_cli({"table", flag});
+    const process_result r = posenc_cli({flag});
     CHECK(r.status == 0);
     CHECK(r.err.empty());
     CHECK(r.out.starts_with("usage: posenc freqs"));
     CHECK(r.out.find("--hf-config FILE") != std::string::npos);
+    // After a command: that command's help.
+    const process_result t = posenc_cli({"table", flag});
+    CHECK(t.status == 0);
+    CHECK(t.err.empty());
+    CHECK(t.out.starts_with("usage: posenc table --positions SET "));
+    CHECK(t.out.find("\n  --positions SET ") != std::string::npos);
+    CHECK(t.out.find("--svg") == std::string::npos);
   }
 }
 
