@@ -5,8 +5,8 @@
 #     prefix completes to its command;
 #   - for every command, `posenc CMD --<TAB>` offers exactly the flags `posenc help CMD` lists
 #     (and --help): the script cannot drift from the tool's flag tables;
-#   - the values of --layout (with the aliases), --format and --scaling complete; a flag's free
-#     value (--head-dim N) offers nothing.
+#   - the values of the flags with a fixed set of words are the words `posenc help CMD` shows,
+#     --layout's with the aliases; a flag's free value (--head-dim N) offers nothing.
 #
 #   completion.sh POSENC_BINARY COMPLETION_SCRIPT
 set -euo pipefail
@@ -64,6 +64,15 @@ for c in $commands; do
   expect "$want" "$c" --head-dim 8 --
 done
 
+# The words of each flag with a fixed set of values, as `posenc help CMD` labels them
+# ("--scaling none|linear|...").
+for pair in "freqs --scaling" "freqs --format" "apply --shape-order" "emit --lang" "emit --table" \
+  "alibi --variant"; do
+  read -r c f <<< "$pair"
+  label=$("$posenc" help "$c" | sed -nE "s/^  $f ([^ ]+).*/\1/p")
+  [ -n "$label" ] || problem "posenc help $c has no line for $f"
+  expect "$(tr '|' '\n' <<< "$label" | sort | tr '\n' ' ')" "$c" "$f" ""
+done
 expect "gptj half interleaved neox norm paper rotate_half split " freqs --layout ""
 expect "neox norm " table --layout n
 expect "csv json text " table --format ""
