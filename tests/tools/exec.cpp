@@ -298,8 +298,8 @@ TEST_CASE("stdout on a full disk or a closed pipe: one line, exit 1, at once", "
   CHECK(r.status == 1);
   CHECK(r.err == "posenc: cannot write to standard output (No space left on device)\n");
   // The command ends at the first failed write, not after formatting the rest of its output into
-  // a stream gone bad (alibi --positions 4096 did so for 8 to 12 s). Counted, not timed: decay --csv
-  // over 4M distances with stderr on a terminal shows how far its writing pass is ("decay
+  // a stream gone bad (alibi --positions 4096 did so for 8 to 12 s). Counted, not timed: decay
+  // --csv over 4M distances with stderr on a terminal shows how far its writing pass is ("decay
   // (writing) N%"); the first piece handed to /dev/full (64 KiB, about 1500 of the 4M rows) fails,
   // so the pass stops at 0%, where formatting on would count up to 99%.
   r = posenc_cli_tty_err(full, {"decay", "--head-dim", "4", "--max-distance", "4194304", "--csv"});
