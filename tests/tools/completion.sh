@@ -73,7 +73,9 @@ for pair in "freqs --scaling" "freqs --format" "apply --shape-order" "emit --lan
   [ -n "$label" ] || problem "posenc help $c has no line for $f"
   expect "$(tr '|' '\n' <<< "$label" | sort | tr '\n' ' ')" "$c" "$f" ""
 done
-expect "gptj half interleaved neox norm paper rotate_half split " freqs --layout ""
+expect "gptj half interleaved neox norm rotate_half " freqs --layout ""
+expect "paper split " sinusoidal --layout ""
+expect "gptj half interleaved neox norm paper rotate_half split " --layout ""
 expect "neox norm " table --layout n
 expect "csv json text " table --format ""
 expect "yarn " freqs --scaling y

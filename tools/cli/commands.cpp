@@ -42,11 +42,17 @@ constexpr command_flag alibi_flags[] = {{"--heads"},
                                         {"--positions", "none (slopes only)", "--positions 512"},
                                         {"--variant"},
                                         {"--bloom"}};
-constexpr command_flag sinusoidal_flags[] = {{"--head-dim", "required", "--head-dim 512"},
-                                             {"--positions", "", "--positions 1024"},
-                                             {"--layout", "paper", "--layout split"},
-                                             {"--padding-idx"},
-                                             {"--base"}};
+// sinusoidal's --head-dim, --layout and --base are the RoPE flags' names for its own quantities.
+constexpr command_flag sinusoidal_flags[] = {
+    {"--head-dim", "required", "--head-dim 512", "the table's width (at most 65536)"},
+    {"--positions", "", "--positions 1024"},
+    {"--layout", "paper", "--layout split",
+     "interleaved sin/cos, exponent 2k/D (paper), or [sin | cos],\n"
+     "exponent k/(D/2-1) (split: fairseq, tensor2tensor)",
+     "paper|split"},
+    {"--padding-idx"},
+    {"--base", "", "--base 10000", "the base of the exponent (default 10000)"},
+};
 constexpr command_flag decay_flags[] = {{"--max-distance", "required"},
                                         {"--svg"},
                                         {"--work-limit", "1073741824"},
@@ -176,6 +182,12 @@ std::string_view flag_example(const command_info& c, std::string_view name) {
     if (f.name == name && !f.example.empty()) return f.example;
   const flag* f = find_named(flags(), name);
   return f != nullptr ? f->example : std::string_view{};
+}
+
+const command_flag* own_flag(const command_info& c, std::string_view name) {
+  for (const command_flag& f : c.own_flags)
+    if (f.name == name) return &f;
+  return nullptr;
 }
 
 std::string command_list() {

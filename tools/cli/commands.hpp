@@ -18,6 +18,8 @@ struct command_flag {
   std::string_view name{};
   std::string_view default_value{};  // empty: the flag row's
   std::string_view example{};        // empty: the flag row's
+  std::string_view help{};           // empty: the flag row's help line
+  std::string_view metavar{};        // empty: the flag row's
 };
 
 struct command_info {
@@ -41,6 +43,8 @@ struct command_info {
 bool takes_flag(const command_info& c, std::string_view name);
 // The default of flag `name` in command `c`: its own list's, else the flag row's.
 std::string_view flag_default(const command_info& c, std::string_view name);
+// The row of flag `name` in the own list of `c`, or nullptr.
+const command_flag* own_flag(const command_info& c, std::string_view name);
 // An example of flag `name` for command `c`: its own list's, else the flag row's.
 std::string_view flag_example(const command_info& c, std::string_view name);
 

@@ -106,9 +106,15 @@ std::string command_help(const command_info& c) {
   s += "\nFlags (default; example):\n";
   for (const flag& f : flags()) {
     if (!takes_flag(c, f.name)) continue;
-    const std::string label = help_label(f, f.help);
+    // The command's own help line for the flag, where it has one (sinusoidal's --layout).
+    help_line h = f.help;
+    if (const command_flag* own = own_flag(c, f.name)) {
+      if (!own->help.empty()) h.text = own->help;
+      if (!own->metavar.empty()) h.metavar = own->metavar;
+    }
+    const std::string label = help_label(f, h);
     s += "  " + label;
-    std::string text(f.help.text);
+    std::string text(h.text);
     if (text.empty()) text = "(as the flag before)";
     const std::size_t width =
         label.size() <= help_label_width ? help_text_column - 2 - label.size() : 3;

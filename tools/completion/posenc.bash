@@ -10,10 +10,24 @@ _posenc() {
   local commands="freqs table apply alibi sinusoidal decay dials ramp check emit accuracy layers"
   COMPREPLY=()
 
+  # The command: the first word that names one (or "help").
+  local cmd="" i
+  for ((i = 1; i < COMP_CWORD; i++)); do
+    case " $commands help " in
+      *" ${COMP_WORDS[i]} "*)
+        cmd=${COMP_WORDS[i]}
+        break
+        ;;
+    esac
+  done
+
   # The value of the flag before the cursor.
   case $prev in
     --layout)
-      COMPREPLY=($(compgen -W "interleaved half gptj norm neox rotate_half paper split" -- "$cur"))
+      local layouts="interleaved half gptj norm neox rotate_half"
+      [[ $cmd == sinusoidal ]] && layouts="paper split"
+      [[ -z $cmd ]] && layouts="$layouts paper split"
+      COMPREPLY=($(compgen -W "$layouts" -- "$cur"))
       ;;
     --format) COMPREPLY=($(compgen -W "json csv text" -- "$cur")) ;;
     --scaling) COMPREPLY=($(compgen -W "none linear ntk dynamic yarn llama3 longrope" -- "$cur")) ;;
@@ -36,16 +50,6 @@ _posenc() {
     --*) return 0 ;;  # a flag's value: completed above, or free
   esac
 
-  # The command: the first word that names one (or "help").
-  local cmd="" i
-  for ((i = 1; i < COMP_CWORD; i++)); do
-    case " $commands help " in
-      *" ${COMP_WORDS[i]} "*)
-        cmd=${COMP_WORDS[i]}
-        break
-        ;;
-    esac
-  done
   if [[ -z $cmd ]]; then
     if [[ $cur == -* ]]; then
       COMPREPLY=($(compgen -W "--help --version" -- "$cur"))
