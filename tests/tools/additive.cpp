@@ -186,7 +186,7 @@ TEST_CASE("tools/additive errors: one line, nothing on stdout", "[additive]") {
       {{"table", "--head-dim", "8", "--positions", "5:5"},
        2,
        "posenc: --positions needs N, A:B, A:B:S or a,b,c: integers with 0 <= A < B <= "
-       "4294967296, S >= 1, each position below 4294967296 (at most 1048576 listed)"},
+       "4294967296, 1 <= S <= 4294967296, each position below 4294967296 (at most 1048576 listed)"},
   };
   for (const e_case& c : cases) {
     const result r = run_cli(c.args);

@@ -147,11 +147,30 @@ TEST_CASE("table positions", "[options]") {
 
   const std::string range_msg =
       "posenc: --positions needs N, A:B, A:B:S or a,b,c: integers with 0 <= A < B <= 4294967296, "
-      "S >= 1, each position below 4294967296 (at most 1048576 listed)";
-  for (std::string_view bad :
-       {"0",  "5:5", "6:5",   "-1:5",         "0:4294967297", "4294967297", "a:b",
-        "0:", ":5",  "0:5:0", "0:5:",         "0:5:1:1",      "0x0:5",      " 0:5",
-        "1,", ",1",  "1,,2",  "1,4294967296", "1,a",          "1:3,4",      ""})
+      "1 <= S <= 4294967296, each position below 4294967296 (at most 1048576 listed)";
+  for (std::string_view bad : {"0",
+                               "5:5",
+                               "6:5",
+                               "-1:5",
+                               "0:4294967297",
+                               "4294967297",
+                               "a:b",
+                               "0:",
+                               ":5",
+                               "0:5:0",
+                               "0:5:",
+                               "0:5:1:1",
+                               "0x0:5",
+                               " 0:5",
+                               "1,",
+                               ",1",
+                               "1,,2",
+                               "1,4294967296",
+                               "1,a",
+                               "1:3,4",
+                               "",
+                               "5:10:4294967297",
+                               "0:1:18446744073709551615"})
     CHECK(usage_message({"table", "--positions", bad}) == range_msg);
   CHECK(usage_message({"table", "--positions", "0:1048577"}) ==
         "posenc: --positions covers 1048577 positions; at most 1048576 per call");

@@ -320,7 +320,7 @@ TEST_CASE("malformed or unfit --positions: one line naming the need", "[vocab]")
        "posenc: --positions covers 1048577 positions; at most 1048576 for alibi"},
       {{"table", "--head-dim", "8", "--positions", "x"},
        "posenc: --positions needs N, A:B, A:B:S or a,b,c: integers with 0 <= A < B <= "
-       "4294967296, S >= 1, each position below 4294967296 (at most 1048576 listed)"},
+       "4294967296, 1 <= S <= 4294967296, each position below 4294967296 (at most 1048576 listed)"},
   };
   for (const auto& [a, message] : cases) CHECK(usage_message(a) == message);
   // The forms, as parse_positions reads them.
@@ -337,6 +337,11 @@ TEST_CASE("malformed or unfit --positions: one line naming the need", "[vocab]")
   CHECK(list.last == 10u);
   CHECK_FALSE(list.consecutive());
   CHECK(parse_positions("4,5,6").consecutive());
+  // The largest step: one position, however far the range (no overflow past 2^64).
+  const position_set far = parse_positions("4294967295:4294967296:4294967296");
+  CHECK(far.count() == 1u);
+  CHECK(far.values() == std::vector<std::uint64_t>{4294967295});
+  CHECK(far.consecutive());
   CHECK_FALSE(parse_positions("1:2").from_zero());
 }
 

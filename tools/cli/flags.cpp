@@ -341,7 +341,7 @@ std::string expected_value(const value_spec& spec) {
 position_set parse_positions(std::string_view text) {
   const std::string what =
       "posenc: --positions needs N, A:B, A:B:S or a,b,c: integers with 0 <= A < B <= 4294967296, "
-      "S >= 1, each position below 4294967296 (at most " +
+      "1 <= S <= 4294967296, each position below 4294967296 (at most " +
       std::to_string(max_positions) + " listed)";
   position_set s;
   if (text.find(',') != std::string_view::npos) {
@@ -371,7 +371,8 @@ position_set parse_positions(std::string_view text) {
   const auto first = parse_uint(text.substr(0, colon), 0, position_limit - 1);
   const auto last = parse_uint(rest.substr(0, colon2), 1, position_limit);
   std::optional<std::uint64_t> step = 1;
-  if (colon2 != std::string_view::npos) step = parse_uint(rest.substr(colon2 + 1), 1, UINT64_MAX);
+  if (colon2 != std::string_view::npos)
+    step = parse_uint(rest.substr(colon2 + 1), 1, position_limit);
   if (!first || !last || !step || *first >= *last) usage_error(what);
   s.first = *first;
   s.last = *last;
