@@ -274,6 +274,20 @@ TEST_CASE("bad input: non-zero exit, one line on stderr, nothing on stdout", "[e
   }
 }
 
+TEST_CASE("an old spelling: the result, and one warning on stderr", "[exec]") {
+  const process_result old = posenc_cli({"alibi", "--heads", "1", "--length", "2", "--length=2"});
+  CHECK(old.status == 0);
+  CHECK(old.err == "posenc: warning: --length is now --positions; the old spelling will go\n");
+  const process_result now = posenc_cli({"alibi", "--heads", "1", "--positions", "2"});
+  CHECK(now.status == 0);
+  CHECK(now.err.empty());
+  CHECK(old.out == now.out);
+  // A usage error after an old spelling: the one line of the error only.
+  const process_result bad = posenc_cli({"alibi", "--heads", "1", "--length", "1:2"});
+  CHECK(bad.status == 2);
+  CHECK(bad.err == "posenc: alibi --positions needs 0:N or N (a length: the positions 0 to N-1)\n");
+}
+
 TEST_CASE("posenc --help", "[exec]") {
   for (const char* flag : {"--help", "-h"}) {
     const process_result r = posenc_cli({flag});
