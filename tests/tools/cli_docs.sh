@@ -25,9 +25,14 @@ section=$(sed -n '/^### Flags of each command$/,/^## /p' "$doc")
   exit 1
 }
 
-# The flags of group NAME: the backquoted flags of its line "- *NAME*: ...".
+# The flags of each group: the backquoted flags of its line "- *NAME*: ...".
+declare -A groups
+while IFS= read -r line; do
+  name=$(sed -E 's/^- \*([a-z]+)\*: .*/\1/' <<< "$line")
+  groups[$name]=$(grep -oE '`--[a-z0-9-]+`' <<< "$line" | tr -d '`')
+done < <(grep -E '^- \*[a-z]+\*: ' <<< "$section")
 group_flags() {
-  grep -E "^- \*$1\*: " <<< "$section" | grep -oE '`--[a-z0-9-]+`' | tr -d '`' || true
+  echo "${groups[$1]:-}"
 }
 
 # The flags the document gives command CMD, sorted.

@@ -35,8 +35,18 @@ int run_table(const invocation& inv, std::ostream& out) {
 // The flags of each command beyond its groups (command_info::groups).
 constexpr command_flag table_flags[] = {{"--positions"}};
 constexpr command_flag apply_flags_list[] = {
-    {"--input"},    {"--input-k"},          {"--position-ids"},  {"--shape-order"},  {"--output"},
-    {"--output-k"}, {"--no-scale-cos-sin"}, {"--scale-cos-sin"}, {"--max-elements"},
+    {"--input"},
+    {"--input-k"},
+    {"--position-ids"},
+    {"--shape-order"},
+    {"--output"},
+    {"--output-k"},
+    {"--no-scale-cos-sin"},
+    {"--scale-cos-sin"},
+    {"--max-elements"},
+    {"--head-dim", "the input's last dimension"},
+    {"--seq-len", "the largest position + 1 (HF)"},
+    {"--max-input-bytes", "1 GiB (--input), 16 MiB (--hf-config), 64 MiB (--gguf)"},
 };
 constexpr command_flag alibi_flags[] = {{"--heads"},
                                         {"--positions", "none (slopes only)", "--positions 512"},
