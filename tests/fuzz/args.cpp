@@ -1,14 +1,16 @@
 // Fuzz harness: the command line of `posenc` (tools/cli/options.hpp), every subcommand. The input
 // split at NUL bytes is argv[1..]. It is parsed (parse_args), and the configuration it describes
 // is resolved (configure) unless it names a file (--hf-config, --gguf, --input); --help prints the
-// usage.
+// usage (`posenc help CMD`: that command's).
 // No command runs, so nothing is written and no work grows with a flag's value. Expected outcomes:
 // an invocation, or cli_error. A finding: any other exception or a sanitizer report.
 #include <algorithm>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
+#include "cli/commands.hpp"
 #include "cli/error.hpp"
 #include "cli/options.hpp"
 #include "cli/run.hpp"
@@ -28,7 +30,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     const invocation inv = parse_args(std::span<const std::string_view>(args));
     if (inv.help) {
-      if (usage_text().empty()) posenc_fuzz::finding("empty usage text");
+      // posenc help CMD / CMD --help, or the whole usage.
+      const std::string help =
+          inv.cmd != command::none ? command_help(command_of(inv.cmd)) : usage_text();
+      if (help.empty()) posenc_fuzz::finding("empty usage text");
       return 0;
     }
     if (inv.version || inv.hf_config || inv.gguf || inv.input) return 0;

@@ -267,9 +267,10 @@ TEST_CASE("tools/accuracy: command output", "[accuracy]") {
     CHECK(e.at("hf_float32_angle").get<double>() == direct.points[k].hf);
     CHECK(e.at("ggml_running_product").get<double>() == *direct.points[k].ggml);
   }
-  // A single position and a list; csv; yarn has no ggml column values.
-  const result one = run_cli({"accuracy", "--head-dim", "64", "--positions", "7", "--format", "csv",
-                              "--scaling", "yarn", "--factor", "4", "--original-max", "4096"});
+  // A single position (7:8) and a list; csv; yarn has no ggml column values.
+  const result one =
+      run_cli({"accuracy", "--head-dim", "64", "--positions", "7:8", "--format", "csv", "--scaling",
+               "yarn", "--factor", "4", "--original-max", "4096"});
   REQUIRE(one.status == 0);
   CHECK(one.out.starts_with("position,posenc,hf_float32_angle,ggml_running_product\n7,"));
   CHECK(one.out.ends_with(",\n"));
@@ -278,14 +279,17 @@ TEST_CASE("tools/accuracy: command output", "[accuracy]") {
   REQUIRE(list.status == 0);
   CHECK(std::count(list.out.begin(), list.out.end(), '\n') == 5);
   // Errors.
-  const result range = run_cli({"accuracy", "--head-dim", "8", "--positions", "0:5"});
+  const result range = run_cli({"accuracy", "--head-dim", "8", "--positions", "0:5:0"});
   CHECK(range.status == 2);
+  const result many = run_cli({"accuracy", "--head-dim", "8", "--positions", "0:4097"});
+  CHECK(many.status == 2);
+  CHECK(many.err == "posenc: --positions covers 4097 positions; at most 4096 for accuracy\n");
   const result big = run_cli({"accuracy", "--head-dim", "8", "--positions", "1,4294967296"});
   CHECK(big.status == 2);
   const result svg_elsewhere = run_cli({"freqs", "--head-dim", "8", "--svg", "x.svg"});
   CHECK(svg_elsewhere.status == 2);
-  CHECK(svg_elsewhere.err.starts_with("posenc: --svg is for the accuracy"));
-  const result list_elsewhere = run_cli({"table", "--head-dim", "8", "--positions", "1,2"});
+  CHECK(svg_elsewhere.err == "posenc: --svg is not a flag of freqs (see posenc help freqs)\n");
+  const result list_elsewhere = run_cli({"table", "--head-dim", "8", "--positions", "1,3"});
   CHECK(list_elsewhere.status == 2);
 }
 

@@ -47,7 +47,7 @@ TEST_CASE("tools/additive alibi slopes and bias == library", "[additive]") {
     }
   }
   for (const char* variant : {"causal", "symmetric"}) {
-    const result r = run_cli({"alibi", "--heads", "3", "--length", "5", "--variant", variant});
+    const result r = run_cli({"alibi", "--heads", "3", "--positions", "5", "--variant", variant});
     REQUIRE(r.status == 0);
     const json j = json::parse(r.out);
     REQUIRE(j.at("length") == 5);
@@ -67,14 +67,14 @@ TEST_CASE("tools/additive alibi slopes and bias == library", "[additive]") {
     }
   }
   // CSV and text carry the same numbers.
-  const result csv = run_cli({"alibi", "--heads", "2", "--length", "2", "--format", "csv"});
+  const result csv = run_cli({"alibi", "--heads", "2", "--positions", "2", "--format", "csv"});
   REQUIRE(csv.status == 0);
   const std::string m0 = posenc::cli::format_float(posenc::alibi_slope<float>({2}, 0));
   CHECK(csv.out.starts_with("head,slope,query,key,bias\n0," + m0 + ",0,0,0\n0," + m0 + ",0,1,0\n"));
   CHECK(csv.out.find("0," + m0 + ",1,0,-" + m0 + "\n") != std::string::npos);
   const result csv2 = run_cli({"alibi", "--heads", "2", "--format=csv"});
   CHECK(csv2.out == "head,slope\n0,0.0625\n1,0.00390625\n");
-  const result text = run_cli({"alibi", "--heads", "2", "--length", "2", "--format", "text"});
+  const result text = run_cli({"alibi", "--heads", "2", "--positions", "2", "--format", "text"});
   REQUIRE(text.status == 0);
   CHECK(text.out.find("0.00390625") != std::string::npos);
   CHECK(text.out.find("bias of head 1") != std::string::npos);
@@ -87,8 +87,9 @@ TEST_CASE("tools/additive sinusoidal table == library", "[additive]") {
     std::size_t positions;
   };
   const c_case cases[] = {
-      {{"sinusoidal", "--dim", "16", "--positions", "10"}, {16}, 10},
-      {{"sinusoidal", "--dim", "9", "--positions", "6", "--layout", "split", "--padding-idx", "1"},
+      {{"sinusoidal", "--head-dim", "16", "--positions", "10"}, {16}, 10},
+      {{"sinusoidal", "--head-dim", "9", "--positions", "6", "--layout", "split", "--padding-idx",
+        "1"},
        {9, posenc::sinusoidal_layout::split, 10000.0, 1},
        6},
       {{"sinusoidal", "--dim=7", "--positions=3", "--base", "500"},
@@ -107,11 +108,13 @@ TEST_CASE("tools/additive sinusoidal table == library", "[additive]") {
       for (std::size_t k = 0; k < c.config.dim; ++k)
         CHECK(bits(j.at("table")[p][k].get<float>()) == bits(want[p * c.config.dim + k]));
   }
-  const result csv = run_cli({"sinusoidal", "--dim", "2", "--positions", "2", "--format", "csv"});
+  const result csv =
+      run_cli({"sinusoidal", "--head-dim", "2", "--positions", "2", "--format", "csv"});
   CHECK(csv.out == "position,column,value\n0,0,0\n0,1,1\n1,0," +
                        posenc::cli::format_float(posenc::math::sin(1.0f)) + "\n1,1," +
                        posenc::cli::format_float(posenc::math::cos(1.0f)) + "\n");
-  const result text = run_cli({"sinusoidal", "--dim", "2", "--positions", "1", "--format", "text"});
+  const result text =
+      run_cli({"sinusoidal", "--head-dim", "2", "--positions", "1", "--format", "text"});
   CHECK(text.out.find("position") != std::string::npos);
 }
 
@@ -131,49 +134,59 @@ TEST_CASE("tools/additive errors: one line, nothing on stdout", "[additive]") {
       {{"alibi", "--heads", "4", "--bloom=1"}, 2, "posenc: --bloom takes no value"},
       {{"alibi", "--heads", "4", "--head-dim", "8"},
        2,
-       "posenc: alibi takes no RoPE configuration flags"},
-      {{"alibi", "--heads", "4", "--dim", "8"},
+       "posenc: --head-dim is not a flag of alibi (see posenc help alibi)"},
+      {{"alibi", "--heads", "4", "--padding-idx", "8"},
        2,
-       "posenc: --dim, --positions, --layout and --padding-idx are for the sinusoidal command"},
-      {{"alibi", "--heads", "64", "--length", "1024"},
+       "posenc: --padding-idx is not a flag of alibi (see posenc help alibi)"},
+      {{"alibi", "--heads", "4", "--positions", "2:4"},
+       2,
+       "posenc: alibi --positions needs 0:N or N (a length: the positions 0 to N-1)"},
+      {{"alibi", "--heads", "64", "--positions", "1024"},
        1,
        "posenc: the bias would have 67108864 values (heads x length^2); at most 16777216 per call"},
-      {{"sinusoidal", "--dim", "8"},
+      {{"sinusoidal", "--head-dim", "8"},
        2,
        "posenc: sinusoidal needs --positions N with 1 <= N <= 1048576 (rows 0 to N-1)"},
-      {{"sinusoidal", "--dim", "8", "--positions", "0:4"},
+      {{"sinusoidal", "--head-dim", "8", "--positions", "1:4"},
+       2,
+       "posenc: sinusoidal --positions needs 0:N or N (a length: the positions 0 to N-1)"},
+      {{"sinusoidal", "--head-dim", "8", "--positions", "1048577"},
        2,
        "posenc: sinusoidal needs --positions N with 1 <= N <= 1048576 (rows 0 to N-1)"},
-      {{"sinusoidal", "--positions", "4"}, 2, "posenc: sinusoidal needs --dim D"},
-      {{"sinusoidal", "--dim", "8", "--positions", "4", "--layout", "half"},
+      {{"sinusoidal", "--positions", "4"}, 2, "posenc: sinusoidal needs --head-dim D"},
+      {{"sinusoidal", "--head-dim", "8", "--positions", "4", "--layout", "half"},
        2,
-       "posenc: sinusoidal takes no RoPE configuration flags"},
-      {{"sinusoidal", "--dim", "8", "--positions", "4", "--heads", "2"},
+       "posenc: sinusoidal --layout needs paper or split"},
+      {{"sinusoidal", "--head-dim", "8", "--positions", "4", "--rotary-dim", "4"},
        2,
-       "posenc: --heads, --length, --variant and --bloom are for the alibi command"},
-      {{"sinusoidal", "--dim", "8", "--positions", "4", "--padding-idx", "-1"},
+       "posenc: --rotary-dim is not a flag of sinusoidal (see posenc help sinusoidal)"},
+      {{"sinusoidal", "--head-dim", "8", "--positions", "4", "--heads", "2"},
+       2,
+       "posenc: --heads is not a flag of sinusoidal (see posenc help sinusoidal)"},
+      {{"sinusoidal", "--head-dim", "8", "--positions", "4", "--padding-idx", "-1"},
        2,
        "posenc: --padding-idx needs a non-negative integer below 2^32"},
-      {{"sinusoidal", "--dim", "1", "--positions", "4", "--layout", "split"},
+      {{"sinusoidal", "--head-dim", "1", "--positions", "4", "--layout", "split"},
        1,
        "posenc: the split sinusoidal layout needs dim >= 2"},
-      {{"sinusoidal", "--dim", "8", "--positions", "4", "--base", "1"},
+      {{"sinusoidal", "--head-dim", "8", "--positions", "4", "--base", "1"},
        1,
        "posenc: sinusoidal base must be finite and > 1"},
-      {{"sinusoidal", "--dim", "65536", "--positions", "1024"},
+      {{"sinusoidal", "--head-dim", "65536", "--positions", "1024"},
        1,
        "posenc: the table would have 67108864 entries (positions x dim); at most 16777216 per "
        "call"},
       {{"freqs", "--head-dim", "8", "--heads", "2"},
        2,
-       "posenc: --heads, --length, --variant and --bloom are for the alibi command"},
+       "posenc: --heads is not a flag of freqs (see posenc help freqs)"},
       {{"freqs", "--head-dim", "8", "--layout", "paper"},
        2,
-       "posenc: --dim, --padding-idx and --layout paper|split are for the sinusoidal command"},
-      {{"table", "--head-dim", "8", "--positions", "5"},
+       "posenc: --layout paper and split are for the sinusoidal command (RoPE: interleaved or "
+       "half)"},
+      {{"table", "--head-dim", "8", "--positions", "5:5"},
        2,
-       "posenc: --positions needs A:B with integers 0 <= A < B <= 4294967296 (positions A to "
-       "B-1)"},
+       "posenc: --positions needs N, A:B, A:B:S or a,b,c: integers with 0 <= A < B <= "
+       "4294967296, 1 <= S <= 4294967296, each position below 4294967296 (at most 1048576 listed)"},
   };
   for (const e_case& c : cases) {
     const result r = run_cli(c.args);

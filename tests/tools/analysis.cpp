@@ -58,16 +58,18 @@ TEST_CASE("tools/analysis argument errors", "[analysis]") {
   check_error({"decay", "--max-distance", "10"}, 2, "head dimension");
   check_error({"decay", "--head-dim", "65536", "--max-distance", "16777216"}, 1,
               "beyond the limit");
-  check_error({"decay", "--head-dim", "128", "--max-distance", "10", "--context", "5"}, 2,
-              "--context is for the dials command");
-  check_error({"dials", "--head-dim", "128"}, 2, "dials needs --context");
-  check_error({"dials", "--head-dim", "128", "--context", "0"}, 2, "--context");
-  check_error({"dials", "--head-dim", "128", "--context", "10", "--max-distance", "4"}, 2,
-              "--max-distance is for the decay and check commands");
+  check_error({"decay", "--head-dim", "128", "--max-distance", "10", "--positions", "5"}, 2,
+              "--positions is not a flag of decay (see posenc help decay)");
+  check_error({"dials", "--head-dim", "128"}, 2, "dials needs --positions N");
+  check_error({"dials", "--head-dim", "128", "--positions", "0"}, 2, "--positions needs N");
+  check_error({"dials", "--head-dim", "128", "--positions", "5:10"}, 2,
+              "dials --positions needs 0:N or N");
+  check_error({"dials", "--head-dim", "128", "--positions", "10", "--max-distance", "4"}, 2,
+              "--max-distance is not a flag of dials");
   check_error({"ramp", "--head-dim", "128"}, 1, "ramp needs a yarn or llama3 configuration");
   check_error({"ramp", "--head-dim", "128", "--scaling", "linear", "--factor", "2"}, 1,
               "scaling linear");
-  check_error({"freqs", "--head-dim", "128", "--svg", "x.svg"}, 2, "--svg is for");
+  check_error({"freqs", "--head-dim", "128", "--svg", "x.svg"}, 2, "--svg is not a flag of freqs");
   check_error({"check", "--head-dim", "128", "--positions", "0:4"}, 2, "--positions");
   check_error(
       {"decay", "--head-dim", "128", "--max-distance", "10", "--svg", "/nonexistent-dir/x.svg"}, 1,
@@ -151,7 +153,7 @@ TEST_CASE("tools/analysis decay text summary and json", "[analysis]") {
 
 TEST_CASE("tools/analysis dials json == MPFR", "[analysis]") {
   const result r = run_cli(
-      {"dials", "--head-dim", "128", "--base", "10000", "--context", "4096", "--format", "json"});
+      {"dials", "--head-dim", "128", "--base", "10000", "--positions", "4096", "--format", "json"});
   REQUIRE(r.status == 0);
   const json v = json::parse(r.out);
   REQUIRE(v["pairs"].size() == 64);
@@ -184,7 +186,7 @@ TEST_CASE("tools/analysis dials json == MPFR", "[analysis]") {
   mpfr_mul(want, want, two_pi, MPFR_RNDN);
   CHECK(posenc_test::dd_rel_error(v["slowest_wavelength"].get<double>(), 0.0, want) <= 0x1p-52);
 
-  const result c = run_cli({"dials", "--head-dim", "64", "--context", "100", "--format", "csv"});
+  const result c = run_cli({"dials", "--head-dim", "64", "--positions", "100", "--format", "csv"});
   REQUIRE(c.status == 0);
   const std::vector<std::string> lines = lines_of(c.out);
   REQUIRE(lines.size() == 33);

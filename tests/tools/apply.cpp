@@ -261,7 +261,7 @@ TEST_CASE("apply: input errors exit 1 with one line and no output", "[apply]") {
   CHECK(run_cli({"apply", "--input", f.path(), "--positions", "0:4"}).status == 2);
   r = run_cli({"freqs", "--head-dim", "4", "--input", f.path()});
   CHECK(r.status == 2);
-  CHECK(r.err == "posenc: --input is for the apply command only\n");
+  CHECK(r.err == "posenc: --input is not a flag of freqs (see posenc help freqs)\n");
   CHECK(run_cli({"apply", "--input="}).status == 2);
 }
 
@@ -354,6 +354,5 @@ TEST_CASE("apply and --hf-config: the input limits, each overridable by a flag",
         "posenc: --max-input-bytes limits the file of --input, --hf-config or --gguf; give "
         "one\n");
   CHECK(run_cli({"freqs", "--head-dim", "8", "--work-limit", "100"}).err ==
-        "posenc: --work-limit is for the accuracy, decay and check commands (the other "
-        "commands have fixed limits)\n");
+        "posenc: --work-limit is not a flag of freqs (see posenc help freqs)\n");
 }

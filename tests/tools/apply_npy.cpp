@@ -303,11 +303,9 @@ TEST_CASE("apply: bad position ids and k exit 1; an existing --output stays", "[
 TEST_CASE("apply: flags that go together (exit 2)", "[apply_npy]") {
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases{
       {{"freqs", "--head-dim", "8", "--shape-order", "BHTD"},
-       "posenc: --input-k, --output, --output-k, --position-ids, --shape-order and "
-       "--no-scale-cos-sin are for the apply command\n"},
+       "posenc: --shape-order is not a flag of freqs (see posenc help freqs)\n"},
       {{"table", "--head-dim", "8", "--positions", "0:2", "--no-scale-cos-sin"},
-       "posenc: --input-k, --output, --output-k, --position-ids, --shape-order and "
-       "--no-scale-cos-sin are for the apply command\n"},
+       "posenc: --no-scale-cos-sin is not a flag of table (see posenc help table)\n"},
       {{"apply", "--input", "q.npy", "--output-k", "k.npy"},
        "posenc: --output-k needs --input-k\n"},
       {{"apply", "--input", "q.npy", "--input-k", "k.npy", "--output", "y.npy"},
@@ -316,7 +314,11 @@ TEST_CASE("apply: flags that go together (exit 2)", "[apply_npy]") {
        "posenc: --format csv and text print one tensor; with --input-k use json or "
        "--output/--output-k\n"},
       {{"apply", "--input", "q.npy", "--output", "y.npy", "--format", "json"},
+       "posenc: --output and --format conflict (--output writes .npy)\n"},
+      {{"apply", "--input", "q.npy", "--format", "json", "--output", "y.npy"},
        "posenc: --format and --output conflict (--output writes .npy)\n"},
+      {{"apply", "--input", "q.npy", "--scale-cos-sin", "--no-scale-cos-sin"},
+       "posenc: --scale-cos-sin and --no-scale-cos-sin conflict\n"},
       {{"apply", "--input", "q.npy", "--input-k", "k.npy", "--output", "y.npy", "--output-k",
         "y.npy"},
        "posenc: --output and --output-k name the same file\n"},
@@ -457,9 +459,10 @@ TEST_CASE("apply: --no-scale-cos-sin leaves out exactly the attention factor", "
   for (std::size_t i = 0; i < a.size(); ++i)
     doubled += std::stof(a[i]) == 2.0f * std::stof(b[i]) && std::stof(b[i]) != 0.0f;
   CHECK(doubled == 24);
-  std::vector<std::string> back = unscaled_flags;
-  back.push_back("--scale-cos-sin");
-  CHECK(numbers_of(apply(back).out) == a);
+  // --scale-cos-sin is the default, spelled out.
+  std::vector<std::string> explicit_flags = config;
+  explicit_flags.push_back("--scale-cos-sin");
+  CHECK(numbers_of(apply(explicit_flags).out) == a);
 }
 
 TEST_CASE("apply: --output writes numpy's header and the bits of the JSON output", "[apply_npy]") {

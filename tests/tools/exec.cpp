@@ -243,7 +243,7 @@ TEST_CASE("bad input: non-zero exit, one line on stderr, nothing on stdout", "[e
         "--max-position-embeddings", "20", "--short-factor", "1", "--long-factor", "1"},
        1,
        posenc::message(posenc::rope_error::longrope_factor_length)},
-      {{"table", "--head-dim", "128"}, 2, "posenc: table needs --positions A:B"},
+      {{"table", "--head-dim", "128"}, 2, "posenc: table needs --positions SET (e.g. 0:4096)"},
       {{"table", "--head-dim", "128", "--positions", "0:2000000"},
        2,
        "posenc: --positions covers 2000000 positions; at most 1048576 per call"},
@@ -261,7 +261,7 @@ TEST_CASE("bad input: non-zero exit, one line on stderr, nothing on stdout", "[e
       {{"freqs", "--preset", "no-such-model"}, 2, ""},
       {{"freqs", "--hf-config", tools_data("llama3.json"), "--preset", "llama-3.1-8b"},
        2,
-       "posenc: give at most one --preset, --hf-config or --gguf"},
+       "posenc: --hf-config and --preset conflict (give one configuration source)"},
   };
   for (const bad_case& c : cases) {
     const process_result r = posenc_cli(c.args);
@@ -274,13 +274,34 @@ TEST_CASE("bad input: non-zero exit, one line on stderr, nothing on stdout", "[e
   }
 }
 
+TEST_CASE("an old spelling: the result, and one warning on stderr", "[exec]") {
+  const process_result old = posenc_cli({"alibi", "--heads", "1", "--length", "2", "--length=2"});
+  CHECK(old.status == 0);
+  CHECK(old.err == "posenc: warning: --length is now --positions; the old spelling will go\n");
+  const process_result now = posenc_cli({"alibi", "--heads", "1", "--positions", "2"});
+  CHECK(now.status == 0);
+  CHECK(now.err.empty());
+  CHECK(old.out == now.out);
+  // A usage error after an old spelling: the one line of the error only.
+  const process_result bad = posenc_cli({"alibi", "--heads", "1", "--length", "1:2"});
+  CHECK(bad.status == 2);
+  CHECK(bad.err == "posenc: alibi --positions needs 0:N or N (a length: the positions 0 to N-1)\n");
+}
+
 TEST_CASE("posenc --help", "[exec]") {
   for (const char* flag : {"--help", "-h"}) {
-    const process_result r = posenc_cli({"table", flag});
+    const process_result r = posenc_cli({flag});
     CHECK(r.status == 0);
     CHECK(r.err.empty());
     CHECK(r.out.starts_with("usage: posenc freqs"));
     CHECK(r.out.find("--hf-config FILE") != std::string::npos);
+    // After a command: that command's help.
+    const process_result t = posenc_cli({"table", flag});
+    CHECK(t.status == 0);
+    CHECK(t.err.empty());
+    CHECK(t.out.starts_with("usage: posenc table --positions SET "));
+    CHECK(t.out.find("\n  --positions SET ") != std::string::npos);
+    CHECK(t.out.find("--svg") == std::string::npos);
   }
 }
 
@@ -291,8 +312,8 @@ TEST_CASE("stdout on a full disk or a closed pipe: one line, exit 1, at once", "
   CHECK(r.status == 1);
   CHECK(r.err == "posenc: cannot write to standard output (No space left on device)\n");
   // The command ends at the first failed write, not after formatting the rest of its output into
-  // a stream gone bad (alibi --length 4096 did so for 8 to 12 s). Counted, not timed: decay --csv
-  // over 4M distances with stderr on a terminal shows how far its writing pass is ("decay
+  // a stream gone bad (alibi --positions 4096 did so for 8 to 12 s). Counted, not timed: decay
+  // --csv over 4M distances with stderr on a terminal shows how far its writing pass is ("decay
   // (writing) N%"); the first piece handed to /dev/full (64 KiB, about 1500 of the 4M rows) fails,
   // so the pass stops at 0%, where formatting on would count up to 99%.
   r = posenc_cli_tty_err(full, {"decay", "--head-dim", "4", "--max-distance", "4194304", "--csv"});

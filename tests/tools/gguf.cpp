@@ -249,7 +249,7 @@ TEST_CASE("posenc --gguf: warnings, --verbose, conflicting sources", "[gguf]") {
 
   r = posenc_test::run_cli({"freqs", "--gguf", f, "--hf-config", tools_data("llama3.json")});
   CHECK(r.status == exit_usage);
-  CHECK(r.err == "posenc: give at most one --preset, --hf-config or --gguf\n");
+  CHECK(r.err == "posenc: --gguf and --hf-config conflict (give one configuration source)\n");
   r = posenc_test::run_cli({"freqs", "--gguf", f, "--layer-type", "full_attention"});
   CHECK(r.status == exit_usage);
   CHECK(r.err.starts_with("posenc: --layer-type picks"));

@@ -194,7 +194,7 @@ TEST_CASE("tools/layers: errors", "[layers]") {
       {{"layers"}, 2, "layers needs --preset NAME or --hf-config FILE"},
       {{"layers", "--preset", "gemma-3-4b", "--base", "500000"},
        2,
-       "layers takes --preset or --hf-config"},
+       "posenc: --base is not a flag of layers (see posenc help layers)"},
       {{"layers", "--hf-config", tools_data("gemma3_v4.json")}, 1, "num_hidden_layers is missing"},
       {{"layers", "--hf-config",
         write("layers_short_list.json",

@@ -121,14 +121,16 @@ TEST_CASE("config flags fill the draft", "[options]") {
   CHECK_FALSE(inv.hf_config);
 }
 
-TEST_CASE("the later of --rotary-dim and --partial-rotary-factor wins", "[options]") {
-  invocation inv = parse({"freqs", "--rotary-dim", "64", "--partial-rotary-factor", "0.25"});
+TEST_CASE("--rotary-dim and --partial-rotary-factor: either, not both", "[options]") {
+  invocation inv = parse({"freqs", "--partial-rotary-factor", "0.25"});
   REQUIRE(inv.flags.rotary);
   CHECK(inv.flags.rotary->factor == 0.25);
-  inv = parse({"freqs", "--partial-rotary-factor", "0.25", "--rotary-dim", "64"});
+  inv = parse({"freqs", "--rotary-dim", "64"});
   REQUIRE(inv.flags.rotary);
   CHECK(inv.flags.rotary->factor == 0.0);
   CHECK(inv.flags.rotary->dim == 64u);
+  CHECK(usage_message({"freqs", "--rotary-dim", "64", "--partial-rotary-factor", "0.25"}) ==
+        "posenc: --rotary-dim and --partial-rotary-factor conflict (both set the rotary width)");
 }
 
 TEST_CASE("table positions", "[options]") {
@@ -144,15 +146,41 @@ TEST_CASE("table positions", "[options]") {
   CHECK(inv.positions->last - inv.positions->first == max_positions);
 
   const std::string range_msg =
-      "posenc: --positions needs A:B with integers 0 <= A < B <= 4294967296 (positions A to B-1)";
-  for (std::string_view bad :
-       {"5", "5:5", "6:5", "-1:5", "0:4294967297", "a:b", "0:", ":5", "0:5:6", "0x0:5", " 0:5"})
+      "posenc: --positions needs N, A:B, A:B:S or a,b,c: integers with 0 <= A < B <= 4294967296, "
+      "1 <= S <= 4294967296, each position below 4294967296 (at most 1048576 listed)";
+  for (std::string_view bad : {"0",
+                               "5:5",
+                               "6:5",
+                               "-1:5",
+                               "0:4294967297",
+                               "4294967297",
+                               "a:b",
+                               "0:",
+                               ":5",
+                               "0:5:0",
+                               "0:5:",
+                               "0:5:1:1",
+                               "0x0:5",
+                               " 0:5",
+                               "1,",
+                               ",1",
+                               "1,,2",
+                               "1,4294967296",
+                               "1,a",
+                               "1:3,4",
+                               "",
+                               "5:10:4294967297",
+                               "0:1:18446744073709551615"})
     CHECK(usage_message({"table", "--positions", bad}) == range_msg);
   CHECK(usage_message({"table", "--positions", "0:1048577"}) ==
         "posenc: --positions covers 1048577 positions; at most 1048576 per call");
-  CHECK(usage_message({"table"}) == "posenc: table needs --positions A:B");
+  CHECK(usage_message({"table"}) == "posenc: table needs --positions SET (e.g. 0:4096)");
   CHECK(usage_message({"freqs", "--positions", "0:1"}) ==
-        "posenc: --positions is for the table command only");
+        "posenc: --positions is not a flag of freqs (see posenc help freqs)");
+  for (std::string_view gap : {"0:4:2", "1,3", "2,1", "1,1"})
+    CHECK(usage_message({"table", "--positions", gap}) ==
+          "posenc: table --positions needs consecutive positions (N, A:B, or a list such as "
+          "4,5,6)");
 }
 
 TEST_CASE("help, version, sources", "[options]") {
@@ -165,9 +193,9 @@ TEST_CASE("help, version, sources", "[options]") {
   inv = parse({"table", "--positions", "0:1", "--hf-config=config.json"});
   CHECK(inv.hf_config == "config.json");
   CHECK(usage_message({"freqs", "--preset", "a", "--hf-config", "b"}) ==
-        "posenc: give at most one --preset, --hf-config or --gguf");
+        "posenc: --preset and --hf-config conflict (give one configuration source)");
   CHECK(usage_message({"freqs", "--preset", "a", "--preset", "b"}) ==
-        "posenc: give at most one --preset, --hf-config or --gguf");
+        "posenc: --preset given twice");
 }
 
 TEST_CASE("a flag's value is never another flag", "[options]") {
@@ -179,7 +207,7 @@ TEST_CASE("a flag's value is never another flag", "[options]") {
             .starts_with("posenc: --hf-config needs a value, not the flag --help"));
   CHECK(usage_message({"decay", "--max-distance", "4", "--svg", "--csv"})
             .starts_with("posenc: --svg needs a value, not the flag --csv"));
-  CHECK(usage_message({"emit", "--lang", "c", "--max-pos", "4", "--name", "--head-dim", "8"})
+  CHECK(usage_message({"emit", "--lang", "c", "--positions", "4", "--name", "--head-dim", "8"})
             .starts_with("posenc: --name needs a value, not the flag --head-dim"));
   // Help where a flag stands still wins; negative numbers and --flag=--text stay values.
   CHECK(parse({"freqs", "--head-dim", "8", "-h"}).help);
@@ -189,11 +217,13 @@ TEST_CASE("a flag's value is never another flag", "[options]") {
 }
 
 TEST_CASE("sinusoidal: the padding row is one of the rows", "[options]") {
-  CHECK(usage_message({"sinusoidal", "--dim", "4", "--positions", "3", "--padding-idx", "5"}) ==
-        "posenc: --padding-idx 5 is not one of the rows 0 to 2 that --positions 3 gives");
-  CHECK(usage_message({"sinusoidal", "--dim", "4", "--positions", "3", "--padding-idx", "3"}) ==
-        "posenc: --padding-idx 3 is not one of the rows 0 to 2 that --positions 3 gives");
-  CHECK(parse({"sinusoidal", "--dim", "4", "--positions", "3", "--padding-idx", "2"})
+  CHECK(
+      usage_message({"sinusoidal", "--head-dim", "4", "--positions", "3", "--padding-idx", "5"}) ==
+      "posenc: --padding-idx 5 is not one of the rows 0 to 2 that --positions 3 gives");
+  CHECK(
+      usage_message({"sinusoidal", "--head-dim", "4", "--positions", "3", "--padding-idx", "3"}) ==
+      "posenc: --padding-idx 3 is not one of the rows 0 to 2 that --positions 3 gives");
+  CHECK(parse({"sinusoidal", "--head-dim", "4", "--positions", "3", "--padding-idx", "2"})
             .additive.padding_idx == 2u);
 }
 
@@ -231,7 +261,9 @@ TEST_CASE("usage errors name the problem in one line", "[options]") {
       {{"freqs", "--base", "inf"}, "posenc: --base needs a finite number"},
       {{"freqs", "--base", "1e999"}, "posenc: --base needs a finite number"},
       {{"freqs", "--factor", "2x"}, "posenc: --factor needs a finite number"},
-      {{"freqs", "--layout", "neox"}, "posenc: --layout needs interleaved or half"},
+      {{"freqs", "--layout", "rotary"},
+       "posenc: --layout needs interleaved (gptj, norm) or half (neox, rotate_half); sinusoidal: "
+       "paper or split"},
       {{"freqs", "--scaling", "rope"},
        "posenc: --scaling needs one of none, linear, ntk, dynamic, yarn, llama3, longrope"},
       {{"freqs", "--original-max", "4294967296"},
@@ -292,7 +324,7 @@ TEST_CASE("one row per command and per flag", "[options]") {
     CHECK(std::ranges::count(flag_names, f.name) == 0);
     flag_names.push_back(f.name);
   }
-  CHECK(flag_names.size() == 55u);  // and --help, -h (help_flags)
+  CHECK(flag_names.size() == 51u);  // and --help, -h (help_flags)
 }
 
 TEST_CASE("the words of the enums", "[options]") {
@@ -305,9 +337,9 @@ TEST_CASE("the words of the enums", "[options]") {
   CHECK(alibi_variant_names.find("symmetric") == posenc::alibi_variant::symmetric);
   CHECK(alibi_slope_names(posenc::alibi_slope_kind::bloom) == "bloom");
   const invocation inv =
-      parse({"sinusoidal", "--dim", "4", "--positions", "2", "--layout", "split"});
+      parse({"sinusoidal", "--head-dim", "4", "--positions", "2", "--layout", "split"});
   CHECK(inv.additive.layout == posenc::sinusoidal_layout::split);
   CHECK_FALSE(inv.flags.layout);
-  CHECK(parse({"emit", "--lang", "cpp", "--max-pos", "4", "--table", "simd"}).emit.table ==
+  CHECK(parse({"emit", "--lang", "cpp", "--positions", "4", "--table", "simd"}).emit.table ==
         emit_table::simd);
 }

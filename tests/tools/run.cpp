@@ -329,7 +329,8 @@ TEST_CASE("a failed write to stdout ends the command at once, exit 1", "[run][ou
   // Formatted in full, this is about 60 MB of CSV; the command must stop within one 64 KiB piece
   // of the first failure.
   full_output buf(4096);
-  const result r = run_into(buf, {"alibi", "--heads", "1", "--length", "2048", "--format", "csv"});
+  const result r =
+      run_into(buf, {"alibi", "--heads", "1", "--positions", "2048", "--format", "csv"});
   CHECK(r.status == exit_invalid);
   CHECK(r.err.starts_with("posenc: cannot write to standard output"));
   CHECK(count_lines(r.err) == 1u);
@@ -448,14 +449,14 @@ TEST_CASE("derived quantities: finite or an error", "[run]") {
   const std::string_view factor = posenc::message(posenc::rope_error::attention_factor_float32);
   const std::vector<bad_case> bad = {
       // linear factor 1e300: theta_0 = 1e-300, wavelength beyond double-double arithmetic
-      {{"dials", "--head-dim", "64", "--scaling", "linear", "--factor", "1e300", "--context",
+      {{"dials", "--head-dim", "64", "--scaling", "linear", "--factor", "1e300", "--positions",
         "100"},
        inv_freq},
       {{"freqs", "--head-dim", "16", "--scaling", "yarn", "--factor", "1e300", "--original-max",
         "4096"},
        inv_freq},
       {with({"ramp"}, yarn_beta), correction},
-      {with({"dials", "--context", "10"}, yarn_beta), correction},
+      {with({"dials", "--positions", "10"}, yarn_beta), correction},
       {with({"check"}, yarn_beta), correction},
       {with({"decay", "--max-distance", "4"}, yarn_beta), correction},
       {with({"freqs"}, yarn_beta), correction},

@@ -220,8 +220,8 @@ def main():
     for name, cfg, label in (("llama3", llama3, "scaled (llama3)"), ("yarn", yarn, "scaled (yarn)"),
                              ("none", ["--head-dim", "64", "--base", "10000"], "wavelength")):
         path = os.path.join(work, "svg_check_dials_%s.svg" % name)
-        run(exe, ["dials"] + cfg + ["--context", "131072", "--svg", path])
-        rows = read_csv(run(exe, ["dials"] + cfg + ["--context", "131072", "--format", "csv"]))
+        run(exe, ["dials"] + cfg + ["--positions", "131072", "--svg", path])
+        rows = read_csv(run(exe, ["dials"] + cfg + ["--positions", "131072", "--format", "csv"]))
         expected = {label: {int(r["pair"]): float(r["wavelength"]) for r in rows},
                     "context": {0: 131072.0, len(rows) - 1: 131072.0}}
         if name != "none":

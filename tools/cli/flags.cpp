@@ -1,5 +1,6 @@
 #include "cli/flags.hpp"
 
+#include <algorithm>
 #include <concepts>
 #include <optional>
 #include <type_traits>
@@ -53,14 +54,15 @@ void rotary_factor(invocation& inv, const flag_value& v) {
   inv.flags.rotary = rotary_width::fraction(v.number);
 }
 
-// --layout: a RoPE layout, or the sinusoidal command's (which its own check keeps to it).
+// --layout: a RoPE layout under its own name or an alias (HF, ggml), or the sinusoidal
+// command's (parse_args keeps each kind to its commands).
 void layout(invocation& inv, const flag_value& v) {
-  if (const auto l = rope_layout_names.find(v.text)) {
+  if (const auto l = find_rope_layout(v.text)) {
     inv.flags.layout = *l;
   } else if (const auto s = sinusoidal_layout_names.find(v.text)) {
     inv.additive.layout = *s;
   } else {
-    bad_value(v.flag, expected_value(choice(rope_layout_names)));
+    bad_value(v.flag, rope_layout_words);
   }
 }
 
@@ -79,11 +81,11 @@ void seq_len(invocation& inv, const flag_value& v) {
   inv.seq_len_given = true;
 }
 
-// --preset, --hf-config and --gguf: the configuration the flags are laid over, one at most.
+// --preset, --hf-config and --gguf: the configuration the flags are laid over, one at most (two
+// different ones are a conflict, conflict_groups).
 template <std::optional<std::string> invocation::*Source>
 void source(invocation& inv, const flag_value& v) {
-  if (inv.preset || inv.hf_config || inv.gguf)
-    usage_error("posenc: give at most one --preset, --hf-config or --gguf");
+  if (inv.*Source) usage_error("posenc: " + std::string(v.flag) + " given twice");
   inv.*Source = std::string(v.text);
 }
 
@@ -96,159 +98,225 @@ void csv(invocation& inv, const flag_value&) {
   inv.analysis.format_given = true;
 }
 
-// accuracy --positions: comma-separated positions below 2^32, at most max_accuracy_positions.
-std::vector<std::uint64_t> parse_position_list(std::string_view text) {
-  const std::string what =
-      "posenc: --positions needs p1,p2,... with integers 0 <= p < 4294967296 (at most " +
-      std::to_string(max_accuracy_positions) + ")";
-  std::vector<std::uint64_t> out;
-  while (true) {
-    const std::size_t comma = text.find(',');
-    const auto p = parse_uint(text.substr(0, comma), 0, position_limit - 1);
-    if (!p || out.size() == max_accuracy_positions) usage_error(what);
-    out.push_back(*p);
-    if (comma == std::string_view::npos) return out;
-    text = text.substr(comma + 1);
-  }
-}
-
-// --positions takes three forms: p1,p2,... (accuracy), N (sinusoidal: rows 0..N-1) and A:B
-// (table). Which command may have which is checked once the command is known (options.cpp).
+// --positions: one syntax in every command; parse_args checks what the command needs of the set.
 void positions(invocation& inv, const flag_value& v) {
-  if (v.text.find(',') != std::string_view::npos) {
-    inv.accuracy.positions = parse_position_list(v.text);
-  } else if (const auto n = parse_uint(v.text, 0, UINT64_MAX);
-             n && v.text.find(':') == std::string_view::npos) {
-    inv.additive.rows = n;
-  } else {
-    inv.positions = parse_position_range(v.text);
-  }
+  inv.positions = parse_positions(v.text);
 }
 
 using enum help_section;
 
-// Row by row: name, value, setter, help section, help lines. The order is that of the Config and
-// Run lines of `posenc --help`; the flags of single commands follow.
+constexpr auto source_group = flag_group::source;
+constexpr auto rope_group = flag_group::rope;
+constexpr auto format_group = flag_group::format;
+constexpr auto own_group = flag_group::own;
+
+// Row by row: name, value, setter, help section, help line, group, default, example. The order is
+// that of the Config and Run lines of `posenc --help`; the flags of single commands follow.
 // clang-format off
 constexpr flag table[] = {
     {"--preset", nonempty("a preset name"), source<&invocation::preset>,
-     config, {{{"NAME", "a published model's configuration"}}}},
+     config, {"NAME", "a published model's configuration"},
+     source_group, "none", "--preset llama-3.1-8b"},
     {"--hf-config", nonempty("a file name"), source<&invocation::hf_config>,
-     config, {{{"FILE", "a Hugging Face config.json"}}}},
+     config, {"FILE", "a Hugging Face config.json"},
+     source_group, "none", "--hf-config config.json"},
     {"--gguf", nonempty("a file name"), source<&invocation::gguf>,
-     config, {{{"FILE", "a llama.cpp GGUF file (its metadata only)"}}}},
+     config, {"FILE", "a llama.cpp GGUF file (its metadata only)"},
+     source_group, "none", "--gguf model.gguf"},
     {"--layer-type", nonempty("a layer type"), to<&invocation::layer_type>,
-     config, {{{"T", "--hf-config: the rope parameters of layer type T\n"
-                     "(e.g. sliding_attention)"}}}},
+     config, {"T", "--hf-config: the rope parameters of layer type T\n"
+                   "(e.g. sliding_attention)"},
+     source_group, "required when they differ by layer type", "--layer-type sliding_attention"},
     {"--head-dim", integer(1, UINT32_MAX, "a positive integer", max_head_dim),
      to<&invocation::flags, &config_draft::head_dim>,
-     config, {{{"D", "head dimension (at most 65536)"}}}},
+     config, {"D", "head dimension (at most 65536); sinusoidal: the table's width"},
+     rope_group, "required without a preset or file", "--head-dim 128"},
     {"--rotary-dim", integer(1, UINT32_MAX, "a positive integer"), rotary_dim,
-     config, {{{"R", "rotated channels (default D)"}}}},
+     config, {"R", "rotated channels (default D)"},
+     rope_group, "D", "--rotary-dim 64"},
     {"--partial-rotary-factor", fraction(), rotary_factor,
-     config, {{{"F", "R = int(D * F), F in (0, 1]"}}}},
+     config, {"F", "R = int(D * F), F in (0, 1]"},
+     rope_group, "1", "--partial-rotary-factor 0.5"},
     {"--base", number(), to<&invocation::flags, &config_draft::base>,
-     config, {{{"B", "rope_theta (default 10000)"}}}},
+     config, {"B", "rope_theta (default 10000)"},
+     rope_group, "10000", "--base 500000"},
     {"--layout", text(), layout,
-     config, {{{"interleaved|half", "rotation pairs (2i, 2i+1) or (i, i + R/2) (default half)"}}}},
+     config, {"interleaved|half", "rotation pairs (2i, 2i+1) or (i, i + R/2) (default half;\n"
+                                  "aliases gptj, norm = interleaved; neox, rotate_half = half);\n"
+                                  "sinusoidal: paper|split (default paper)"},
+     rope_group, "half", "--layout gptj"},
     {"--scaling", one_of(scaling_names), to<&invocation::flags, &config_draft::scaling>,
-     config, {{{"", "(default none)"}}}},
+     config, {"", "(default none)"},
+     rope_group, "none", "--scaling yarn"},
     {"--factor", number(), to<&invocation::flags, &config_draft::factor>,
-     config, {{{"S", "scaling factor"}}}},
+     config, {"S", "scaling factor"},
+     rope_group, "yarn, longrope: max / original; else required", "--factor 8"},
     {"--original-max", integer(1, UINT32_MAX, "a positive integer below 2^32"),
      to<&invocation::flags, &config_draft::original_max_position_embeddings>,
-     config, {{{"N", "original_max_position_embeddings (yarn, llama3, longrope)"}}}},
+     config, {"N", "original_max_position_embeddings (yarn, llama3, longrope)"},
+     rope_group, "--max-position-embeddings", "--original-max 8192"},
     {"--max-position-embeddings", integer(1, UINT32_MAX, "a positive integer below 2^32"),
      to<&invocation::flags, &config_draft::max_position_embeddings>,
-     config, {{{"N", "max_position_embeddings (dynamic, longrope)"}}}},
+     config, {"N", "max_position_embeddings (dynamic, longrope)"},
+     rope_group, "none", "--max-position-embeddings 131072"},
     {"--beta-fast", number(), to<&invocation::flags, &config_draft::beta_fast>,
-     config, {{{"X", "yarn correction range (default 32, 1)"}}}},
+     config, {"X", "yarn correction range (default 32, 1)"},
+     rope_group, "32", "--beta-fast 32"},
     {"--beta-slow", number(), to<&invocation::flags, &config_draft::beta_slow>,
-     same_line, {{{"X", ""}}}},
+     same_line, {"X", "yarn correction range, the slow end"},
+     rope_group, "1", "--beta-slow 1"},
     {"--no-truncate", no_value(), truncate<false>,
-     config, {{{"", "yarn: keep the correction range unrounded, or floor/ceil it"}}}},
-    {"--truncate", no_value(), truncate<true>, same_line},
+     config, {"", "yarn: keep the correction range unrounded, or floor/ceil it"},
+     rope_group, "off (truncate)", "--no-truncate"},
+    {"--truncate", no_value(), truncate<true>, same_line,
+     {"", "yarn: floor/ceil the correction range (HF's default)"},
+     rope_group, "on", "--truncate"},
     {"--mscale", number(), to<&invocation::flags, &config_draft::mscale>,
-     config, {{{"X", "yarn (DeepSeek) magnitude pair"}}}},
+     config, {"X", "yarn (DeepSeek) magnitude pair"},
+     rope_group, "0 (absent)", "--mscale 1"},
     {"--mscale-all-dim", number(), to<&invocation::flags, &config_draft::mscale_all_dim>,
-     same_line, {{{"X", ""}}}},
+     same_line, {"X", "yarn (DeepSeek) magnitude pair, the second"},
+     rope_group, "0 (absent)", "--mscale-all-dim 1"},
     {"--attention-factor", number(), to<&invocation::flags, &config_draft::attention_factor>,
-     config, {{{"X", "yarn, longrope: explicit attention factor"}}}},
+     config, {"X", "yarn, longrope: explicit attention factor"},
+     rope_group, "0 (derive it)", "--attention-factor 1.2"},
     {"--low-freq-factor", number(), to<&invocation::flags, &config_draft::low_freq_factor>,
-     config, {{{"X", "llama3 (default 1, 4)"}}}},
+     config, {"X", "llama3 (default 1, 4)"},
+     rope_group, "1", "--low-freq-factor 1"},
     {"--high-freq-factor", number(), to<&invocation::flags, &config_draft::high_freq_factor>,
-     same_line, {{{"X", ""}}}},
+     same_line, {"X", "llama3, the high band edge"},
+     rope_group, "4", "--high-freq-factor 4"},
     {"--short-factor", numbers(), to<&invocation::flags, &config_draft::short_factor>,
-     config, {{{"a,b,...", "longrope: R/2 factors each"}}}},
+     config, {"a,b,...", "longrope: R/2 factors each"},
+     rope_group, "required for longrope", "--short-factor 1,1.5,2"},
     {"--long-factor", numbers(), to<&invocation::flags, &config_draft::long_factor>,
-     config, {{{"a,b,...", ""}}}},
+     config, {"a,b,...", "longrope: R/2 factors each, past the original context"},
+     rope_group, "required for longrope", "--long-factor 1,2,4"},
 
     {"--seq-len", integer(0, std::uint64_t{1} << 53, "a non-negative integer (at most 2^53)"),
      seq_len,
-     run, {{{"N", "HF's seq_len (dynamic: grows the base past\n"
-                  "max_position_embeddings; longrope: long factors past the\n"
-                  "original context); default none (apply: max position + 1)"}}}},
+     run, {"N", "HF's seq_len (dynamic: grows the base past\n"
+                "max_position_embeddings; longrope: long factors past the\n"
+                "original context); default none (apply: max position + 1)"},
+     rope_group, "none (apply: max position + 1)", "--seq-len 8192"},
     {"--positions", text(), positions,
-     run, {{{"A:B", "table: positions A to B-1"},
-            {"p1,p2,...", "accuracy: the positions (each below 2^32, at most 4096)"}}}},
+     run, {"SET", "positions: N (0 to N-1), A:B (A to B-1), A:B:S (step S) or\n"
+                  "a,b,c (a list); each below 2^32 (table: consecutive; alibi,\n"
+                  "sinusoidal, dials, emit: from 0, a length)"},
+     own_group, "required", "--positions 0:4096"},
     {"--input", nonempty("a file name"), to<&invocation::input>,
-     run, {{{"FILE", "apply: the input tensor (x or q), JSON or .npy"}}}},
+     run, {"FILE", "apply: the input tensor (x or q), JSON or .npy"},
+     own_group, "required", "--input q.npy"},
     {"--input-k", nonempty("a file name"), to<&invocation::apply, &apply_flags::input_k>,
-     run, {{{"FILE", "apply: k, rotated with the same positions"}}}},
+     run, {"FILE", "apply: k, rotated with the same positions"},
+     own_group, "none", "--input-k k.npy"},
     {"--position-ids", nonempty("a file name"), to<&invocation::apply, &apply_flags::position_ids>,
-     run, {{{"FILE", "apply: .npy int32/int64 [tokens] or [batch, tokens]"}}}},
+     run, {"FILE", "apply: .npy int32/int64 [tokens] or [batch, tokens]"},
+     own_group, "0, 1, ..., tokens-1", "--position-ids pos.npy"},
     {"--shape-order", choice(shape_order_names), to<&invocation::apply, &apply_flags::order>,
-     run, {{{"", "apply: the input's dimensions (3-D: THD; 4-D: required)"}}}},
+     run, {"", "apply: the input's dimensions (3-D: THD; 4-D: required)"},
+     own_group, "THD", "--shape-order BHTD"},
     {"--output", nonempty("a file name"), to<&invocation::apply, &apply_flags::output>,
-     run, {{{"FILE", "apply: write the result as .npy"}}}},
+     run, {"FILE", "apply: write the result as .npy"},
+     own_group, "none (stdout)", "--output q_rot.npy"},
     {"--output-k", nonempty("a file name"), to<&invocation::apply, &apply_flags::output_k>,
-     run, {{{"FILE", "apply: write k's result as .npy"}}}},
+     run, {"FILE", "apply: write k's result as .npy"},
+     own_group, "none", "--output-k k_rot.npy"},
     {"--no-scale-cos-sin", no_value(), scale_cos_sin<false>,
-     run, {{{"", "apply: cos, sin without the attention factor, or with it (HF)"}}}},
-    {"--scale-cos-sin", no_value(), scale_cos_sin<true>, same_line},
+     run, {"", "apply: cos, sin without the attention factor, or with it (HF)"},
+     own_group, "off (scaled, as HF)", "--no-scale-cos-sin"},
+    {"--scale-cos-sin", no_value(), scale_cos_sin<true>, same_line,
+     {"", "apply: cos, sin times the attention factor (HF)"},
+     own_group, "on", "--scale-cos-sin"},
     {"--format", choice(format_names), format,
-     run, {{{"", "output format (default json)"}}}},
+     run, {"", "output format (default json)"},
+     format_group, "json", "--format csv"},
+    {"--csv", no_value(), csv, same_line,
+     {"", "the same as --format csv"},
+     format_group, "off", "--csv"},
     {"--work-limit", integer(1, UINT64_MAX, "a positive integer"), to<&invocation::work_limit>,
-     run, {{{"N", "accuracy, decay, check: the work budget (docs/cli.md)"}}}},
+     run, {"N", "accuracy, decay, check: the work budget (docs/cli.md)"},
+     own_group, "accuracy 2^22, decay and check 2^30", "--work-limit 4194304"},
     {"--max-input-bytes", integer(1, max_input_bytes_limit), to<&invocation::max_input_bytes>,
-     run, {{{"N", "the largest --input / --hf-config file, the most of\n"
-                  "--gguf read (default 1 GiB / 16 MiB / 64 MiB)"}}}},
+     run, {"N", "the largest --input / --hf-config file, the most of\n"
+                "--gguf read (default 1 GiB / 16 MiB / 64 MiB)"},
+     source_group, "1 GiB / 16 MiB / 64 MiB", "--max-input-bytes 1048576"},
     {"--max-elements", integer(1, max_elements_limit), to<&invocation::max_elements>,
-     run, {{{"N", "apply: the most numbers in x (default 2^24)"}}}},
+     run, {"N", "apply: the most numbers in x (default 2^24)"},
+     own_group, "16777216", "--max-elements 33554432"},
     {"--max-depth", integer(1, max_depth_limit), to<&invocation::max_depth>,
-     run, {{{"N", "--hf-config: the deepest nesting (default 64)"}}}},
+     run, {"N", "--hf-config: the deepest nesting (default 64)"},
+     source_group, "64", "--max-depth 128"},
     {"--verbose", no_value(), to<&invocation::verbose>,
-     run, {{{"", "--hf-config, --gguf: the keys used and not used, on stderr"}}}},
+     run, {"", "--hf-config, --gguf: the keys used and not used, on stderr"},
+     source_group, "off", "--verbose"},
 
     // alibi
-    {"--heads", integer(1, max_alibi_heads), to<&invocation::additive, &additive_flags::heads>},
-    {"--length", integer(1, max_positions), to<&invocation::additive, &additive_flags::length>},
-    {"--variant", choice(alibi_variant_names), to<&invocation::additive, &additive_flags::variant>},
-    {"--bloom", no_value(), to<&invocation::additive, &additive_flags::bloom>},
-    // sinusoidal (and --positions N, --layout paper|split, --base B)
-    {"--dim", integer(1, max_head_dim), to<&invocation::additive, &additive_flags::dim>},
+    {"--heads", integer(1, max_alibi_heads), to<&invocation::additive, &additive_flags::heads>,
+     none, {"H", "alibi: the number of heads"}, own_group, "required", "--heads 8"},
+    {"--variant", choice(alibi_variant_names), to<&invocation::additive, &additive_flags::variant>,
+     none, {"", "alibi: the bias of later keys: 0 (causal) or mirrored"}, own_group, "causal",
+     "--variant symmetric"},
+    {"--bloom", no_value(), to<&invocation::additive, &additive_flags::bloom>,
+     none, {"", "alibi: BLOOM's float32 slopes"}, own_group, "off", "--bloom"},
+    // sinusoidal (and --positions N, --head-dim D, --layout paper|split, --base B)
     {"--padding-idx", integer(0, UINT32_MAX, "a non-negative integer below 2^32"),
-     to<&invocation::additive, &additive_flags::padding_idx>},
+     to<&invocation::additive, &additive_flags::padding_idx>,
+     none, {"P", "sinusoidal: zero row P (fairseq)"}, own_group, "none", "--padding-idx 1"},
     // emit
-    {"--lang", choice(emit_lang_names), to<&invocation::emit, &emit_flags::lang>},
-    {"--max-pos", integer(1, position_limit), to<&invocation::emit, &emit_flags::max_pos>},
-    {"--table", choice(emit_table_names), to<&invocation::emit, &emit_flags::table>},
-    {"--name", text(), to<&invocation::emit, &emit_flags::name>},  // emit checks the identifier
+    {"--lang", choice(emit_lang_names), to<&invocation::emit, &emit_flags::lang>,
+     none, {"", "emit: C99 or C++20"}, own_group, "required", "--lang c"},
+    {"--table", choice(emit_table_names), to<&invocation::emit, &emit_flags::table>,
+     none, {"", "emit: rotary_dim/2 entries a position, or rotary_dim by channel"},
+     own_group, "compact", "--table simd"},
+    {"--name", text(), to<&invocation::emit, &emit_flags::name>,  // emit checks the identifier
+     none, {"PREFIX", "emit: the prefix of every name in the header"},
+     own_group, "posenc_rope", "--name rope_llama"},
     // accuracy, decay, dials, ramp, check
-    {"--svg", nonempty("a file name"), to<&invocation::svg>},
-    {"--csv", no_value(), csv},
+    {"--svg", nonempty("a file name"), to<&invocation::svg>,
+     none, {"FILE", "also write a plot (SVG)"}, own_group, "none", "--svg plot.svg"},
     {"--max-distance", integer(1, std::uint64_t{1} << 24),
-     to<&invocation::analysis, &analysis_flags::max_distance>},
-    {"--context", integer(1, position_limit), to<&invocation::analysis, &analysis_flags::context>},
+     to<&invocation::analysis, &analysis_flags::max_distance>,
+     none, {"N", "the largest relative distance r (0 to N), at most 2^24"},
+     own_group, "required (check: from the configuration)", "--max-distance 4096"},
 
-    {"--version", no_value(), to<&invocation::version>},
+    {"--version", no_value(), to<&invocation::version>,
+     none, {"", "the version of posenc"}, own_group, "", "--version"},
 };
+// clang-format on
+
+// Old spelling -> the flag it now is (docs/cli.md, "Vocabulary").
+constexpr renamed_flag renamed_table[] = {
+    {"--max-pos", "--positions"},  // emit
+    {"--context", "--positions"},  // dials
+    {"--length", "--positions"},   // alibi
+    {"--dim", "--head-dim"},       // sinusoidal
+};
+
+constexpr conflict_group conflict_table[] = {
+    {{"--preset", "--hf-config", "--gguf"}, "give one configuration source"},
+    {{"--format", "--csv"}, "--csv is --format csv"},
+    {{"--format", "--output"}, "--output writes .npy"},
+    {{"--csv", "--output"}, "--output writes .npy"},
+    {{"--rotary-dim", "--partial-rotary-factor"}, "both set the rotary width"},
+    {{"--truncate", "--no-truncate"}, ""},
+    {{"--scale-cos-sin", "--no-scale-cos-sin"}, ""},
+};
+
 // clang-format on
 
 }  // namespace
 
 std::span<const flag> flags() {
   return table;
+}
+
+std::span<const renamed_flag> renamed_flags() {
+  return renamed_table;
+}
+
+std::span<const conflict_group> conflict_groups() {
+  return conflict_table;
 }
 
 std::string expected_value(const value_spec& spec) {
@@ -270,18 +338,46 @@ std::string expected_value(const value_spec& spec) {
   }
 }
 
-position_range parse_position_range(std::string_view text) {
-  const char* what =
-      "posenc: --positions needs A:B with integers 0 <= A < B <= 4294967296 (positions A to B-1)";
+position_set parse_positions(std::string_view text) {
+  const std::string what =
+      "posenc: --positions needs N, A:B, A:B:S or a,b,c: integers with 0 <= A < B <= 4294967296, "
+      "1 <= S <= 4294967296, each position below 4294967296 (at most " +
+      std::to_string(max_positions) + " listed)";
+  position_set s;
+  if (text.find(',') != std::string_view::npos) {
+    s.step = 0;
+    while (true) {
+      const std::size_t comma = text.find(',');
+      const auto p = parse_uint(text.substr(0, comma), 0, position_limit - 1);
+      if (!p || s.list.size() == max_positions) usage_error(what);
+      s.list.push_back(*p);
+      if (comma == std::string_view::npos) break;
+      text = text.substr(comma + 1);
+    }
+    s.first = *std::ranges::min_element(s.list);
+    s.last = *std::ranges::max_element(s.list) + 1;
+    return s;
+  }
   const std::size_t colon = text.find(':');
-  if (colon == std::string_view::npos) usage_error(what);
+  if (colon == std::string_view::npos) {
+    // N: the positions 0 to N-1.
+    const auto n = parse_uint(text, 1, position_limit);
+    if (!n) usage_error(what);
+    s.last = *n;
+    return s;
+  }
+  const std::string_view rest = text.substr(colon + 1);
+  const std::size_t colon2 = rest.find(':');
   const auto first = parse_uint(text.substr(0, colon), 0, position_limit - 1);
-  const auto last = parse_uint(text.substr(colon + 1), 1, position_limit);
-  if (!first || !last || *first >= *last) usage_error(what);
-  if (*last - *first > max_positions)
-    usage_error("posenc: --positions covers " + std::to_string(*last - *first) +
-                " positions; at most " + std::to_string(max_positions) + " per call");
-  return {*first, *last};
+  const auto last = parse_uint(rest.substr(0, colon2), 1, position_limit);
+  std::optional<std::uint64_t> step = 1;
+  if (colon2 != std::string_view::npos)
+    step = parse_uint(rest.substr(colon2 + 1), 1, position_limit);
+  if (!first || !last || !step || *first >= *last) usage_error(what);
+  s.first = *first;
+  s.last = *last;
+  s.step = *step;
+  return s;
 }
 
 }  // namespace posenc::cli

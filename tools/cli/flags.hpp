@@ -1,7 +1,9 @@
 // The flags of `posenc`, one row each in tools/cli/flags.cpp: the flag's name, how its value is
-// read, where the value goes in the invocation, and its line in `posenc --help`. parse_args
-// (options.cpp) and usage_text (usage.cpp) work from these rows alone, so a flag is added by
-// adding its row (and its field in options.hpp).
+// read, where the value goes in the invocation, its group (which commands take it, with the
+// command table's own lists, commands.cpp), and its lines in `posenc --help` and `posenc help CMD`.
+// parse_args (options.cpp), usage_text and command_help (usage.cpp) work from these rows alone, so
+// a flag is added by adding its row (and its field in options.hpp). The old spellings of renamed
+// flags and the pairs of flags that conflict are tables here too.
 #pragma once
 
 #include <array>
@@ -97,16 +99,52 @@ struct help_line {
   std::string_view text{};
 };
 
+// Which commands take a flag: every command whose command_info::groups has the flag's group, and
+// those that name the flag in their own list (commands.hpp).
+enum class flag_group : std::uint8_t {
+  own = 0,          // only the commands that list it
+  source = 1 << 0,  // --preset, --hf-config, --gguf and their companions
+  rope = 1 << 1,    // the RoPE configuration and --seq-len
+  format = 1 << 2,  // --format, --csv
+};
+constexpr std::uint8_t operator|(flag_group a, flag_group b) {
+  return static_cast<std::uint8_t>(static_cast<std::uint8_t>(a) | static_cast<std::uint8_t>(b));
+}
+constexpr std::uint8_t operator|(std::uint8_t a, flag_group b) {
+  return static_cast<std::uint8_t>(a | static_cast<std::uint8_t>(b));
+}
+
 struct flag {
   std::string_view name{};
   value_spec value{};
   void (*set)(invocation&, const flag_value&) = nullptr;
   help_section section = help_section::none;
-  std::array<help_line, 2> help{};  // the second for a flag with two forms (--positions)
+  help_line help{};
+  flag_group group = flag_group::own;
+  // For `posenc help CMD`: the default ("required", "off", "10000", ...) and an example argument.
+  std::string_view default_value{};
+  std::string_view example{};
 };
 
 // Every flag, in the order of their help lines.
 std::span<const flag> flags();
+
+// An old spelling of a renamed flag: it still works, with one warning on stderr
+// ("posenc: warning: --max-pos is now --positions; the old spelling will go").
+struct renamed_flag {
+  std::string_view name;     // the old spelling
+  std::string_view renamed;  // the flag it now is
+};
+std::span<const renamed_flag> renamed_flags();
+
+// Flags that contradict each other: giving two of one group is the usage error
+// "posenc: A and B conflict (WHY)", A and B in the order given. Flags that override a
+// preset's or a config file's fields are not conflicts (docs/cli.md, "Configuration").
+struct conflict_group {
+  std::array<std::string_view, 3> names{};  // two or three; the rest empty
+  std::string_view why{};
+};
+std::span<const conflict_group> conflict_groups();
 
 // --help and -h: the parser looks for them before anything else (they win wherever they are).
 inline constexpr std::array<std::string_view, 2> help_flags = {"--help", "-h"};
@@ -119,7 +157,9 @@ inline constexpr std::array<std::string_view, 2> help_flags = {"--help", "-h"};
 // WHAT for a value that `spec` does not accept.
 std::string expected_value(const value_spec& spec);
 
-// --positions A:B (table): positions A to B-1, B <= 2^32, at most max_positions of them.
-position_range parse_position_range(std::string_view text);
+// --positions in every command that takes it: N (0 to N-1), A:B (A to B-1), A:B:S (A, A+S, ...
+// below B) or a,b,c (those positions, in that order); every position below 2^32 and the set not
+// empty. Throws the usage error naming the forms otherwise.
+position_set parse_positions(std::string_view text);
 
 }  // namespace posenc::cli

@@ -68,4 +68,29 @@ inline constexpr auto sinusoidal_layout_names =
 inline constexpr auto alibi_variant_names = names_from(all_alibi_variants, alibi_variant_name);
 inline constexpr auto alibi_slope_names = names_from(all_alibi_slope_kinds, alibi_slope_kind_name);
 
+// --layout also takes the names other projects give the two RoPE layouts: GPT-J's and ggml's
+// (GGML_ROPE_TYPE_NORM) for interleaved pairs, GPT-NeoX's, ggml's (GGML_ROPE_TYPE_NEOX) and HF's
+// rotate_half for half-split pairs. Output always names the layout by rope_layout_names.
+struct layout_alias {
+  std::string_view alias;
+  rope_layout layout;
+};
+inline constexpr layout_alias rope_layout_aliases[] = {
+    {"gptj", rope_layout::interleaved},
+    {"norm", rope_layout::interleaved},
+    {"neox", rope_layout::half},
+    {"rotate_half", rope_layout::half},
+};
+// WHAT in "--layout needs WHAT".
+inline constexpr std::string_view rope_layout_words =
+    "interleaved (gptj, norm) or half (neox, rotate_half); sinusoidal: paper or split";
+
+// The RoPE layout named `word` (a name or an alias), or nullopt.
+constexpr std::optional<rope_layout> find_rope_layout(std::string_view word) {
+  if (const auto l = rope_layout_names.find(word)) return l;
+  for (const layout_alias& a : rope_layout_aliases)
+    if (a.alias == word) return a.layout;
+  return std::nullopt;
+}
+
 }  // namespace posenc::cli

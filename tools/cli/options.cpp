@@ -15,16 +15,54 @@ bool looks_like_flag(std::string_view a) {
   return a.starts_with("--") || std::ranges::find(help_flags, a) != help_flags.end();
 }
 
-// --help or -h where a flag stands; in the place of a flag's value it is that flag's error.
-bool help_requested(std::span<const std::string_view> args) {
+// The flag row of `name`, or of the flag an old spelling now is (renamed_flags).
+const flag* find_flag(std::string_view name) {
+  if (const renamed_flag* old = find_named(renamed_flags(), name)) name = old->renamed;
+  return find_named(flags(), name);
+}
+
+// `posenc help [CMD]`, or --help or -h where a flag stands (in the place of a flag's value it is
+// that flag's error): sets inv.help, and inv.cmd to the command named on the line, if any.
+bool help_requested(std::span<const std::string_view> args, invocation& inv) {
+  std::size_t words = 0;   // the arguments that are not flags or their values
+  bool help_word = false;  // the first of them is "help"
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string_view a = args[i];
-    if (std::ranges::find(help_flags, a) != help_flags.end()) return true;
+    if (std::ranges::find(help_flags, a) != help_flags.end()) {
+      inv.help = true;
+      continue;
+    }
+    if (!a.starts_with("-")) {
+      if (words == 0 && a == "help") {
+        inv.help = help_word = true;
+      } else if (inv.cmd == command::none) {
+        if (const command_info* c = find_named(commands(), a)) {
+          inv.cmd = c->id;
+        } else if (help_word && words == 1) {
+          usage_error("posenc: unknown command '" + printable(a) + "' (" + command_list() + ")");
+        }
+      }
+      ++words;
+      continue;
+    }
     if (!a.starts_with("--") || a.find('=') != std::string_view::npos) continue;
-    const flag* f = find_named(flags(), a);
+    const flag* f = find_flag(a);
     if (f != nullptr && f->value.kind != value_kind::none) ++i;  // its value (or its error)
   }
-  return false;
+  return inv.help;
+}
+
+// Giving `name` after the flags `given` (in their order): the usage error naming both when they
+// conflict (conflict_groups).
+void check_conflicts(std::span<const std::string_view> given, std::string_view name) {
+  for (const conflict_group& g : conflict_groups()) {
+    if (std::ranges::find(g.names, name) == g.names.end()) continue;
+    for (const std::string_view other : given) {
+      if (other == name || std::ranges::find(g.names, other) == g.names.end()) continue;
+      usage_error("posenc: " + std::string(other) + " and " + std::string(name) + " conflict" +
+                  (g.why.empty() ? std::string() : " (" + std::string(g.why) + ")"));
+    }
+  }
 }
 
 // One flag and its value: "--name value" or "--name=value".
@@ -128,109 +166,117 @@ flag_value read_value(const flag& f, arg_reader& r) {
   return v;
 }
 
-// The alibi and sinusoidal commands take their own flags only (sinusoidal also --base and
-// --format); the other commands take none of theirs.
-void check_additive_flags(invocation& inv) {
-  const additive_flags& e = inv.additive;
-  const bool alibi_flags = e.heads || e.length || e.variant || e.bloom;
-  const bool sinusoidal_flags = e.dim || e.layout || e.padding_idx;
-  if (inv.cmd == command::alibi || inv.cmd == command::sinusoidal) {
-    config_draft allowed;  // none, or sinusoidal's --base B
-    if (inv.cmd == command::sinusoidal) allowed.base = inv.flags.base;
-    if (inv.flags != allowed || inv.preset || inv.hf_config || inv.gguf || inv.layer_type ||
-        inv.verbose || inv.seq_len != 0 || inv.input)
-      usage_error("posenc: " + std::string(command_of(inv.cmd).name) +
-                  " takes no RoPE configuration flags");
-    if (inv.cmd == command::alibi) {
-      if (sinusoidal_flags || e.rows || inv.positions)
-        usage_error(
-            "posenc: --dim, --positions, --layout and --padding-idx are for the "
-            "sinusoidal command");
-      if (!e.heads) usage_error("posenc: alibi needs --heads H");
-    } else {
-      if (alibi_flags)
-        usage_error("posenc: --heads, --length, --variant and --bloom are for the alibi command");
-      if (inv.positions || !e.rows || *e.rows == 0 || *e.rows > max_positions)
+// --positions, one syntax everywhere (parse_positions); what each command needs of the set. The
+// commands that take a length (alibi, sinusoidal, dials, emit) need 0 to N-1, and get N.
+void check_positions(invocation& inv) {
+  const std::string name(command_of(inv.cmd).name);
+  if (!inv.positions) {
+    switch (inv.cmd) {
+      case command::table:
+        usage_error("posenc: table needs --positions SET (e.g. 0:4096)");
+      case command::sinusoidal:
         usage_error("posenc: sinusoidal needs --positions N with 1 <= N <= " +
                     std::to_string(max_positions) + " (rows 0 to N-1)");
-      if (!e.dim) usage_error("posenc: sinusoidal needs --dim D");
+      case command::dials:
+        usage_error("posenc: dials needs --positions N (the context: positions 0 to N-1)");
+      case command::emit:
+        usage_error("posenc: emit needs --positions N (the table: positions 0 to N-1)");
+      default:
+        return;
+    }
+  }
+  const position_set& p = *inv.positions;
+  const auto at_most = [&](std::uint64_t limit, std::string_view per) {
+    if (p.count() > limit)
+      usage_error("posenc: --positions covers " + std::to_string(p.count()) +
+                  " positions; at most " + std::to_string(limit) + std::string(per));
+  };
+  if (inv.cmd == command::table) {
+    if (!p.consecutive())
+      usage_error(
+          "posenc: table --positions needs consecutive positions (N, A:B, or a list such as "
+          "4,5,6)");
+    at_most(max_positions, " per call");
+    return;
+  }
+  if (inv.cmd == command::accuracy) {
+    at_most(max_accuracy_positions, " for accuracy");
+    inv.accuracy.positions = p.values();
+    return;
+  }
+  if (!p.from_zero())
+    usage_error("posenc: " + name +
+                " --positions needs 0:N or N (a length: the positions 0 to N-1)");
+  switch (inv.cmd) {
+    case command::alibi:
+      at_most(max_positions, " for alibi");
+      inv.additive.length = p.last;
+      break;
+    case command::sinusoidal:
+      if (p.last > max_positions)
+        usage_error("posenc: sinusoidal needs --positions N with 1 <= N <= " +
+                    std::to_string(max_positions) + " (rows 0 to N-1)");
+      inv.additive.rows = p.last;
+      break;
+    case command::dials:
+      inv.analysis.context = p.last;
+      break;
+    case command::emit:
+      inv.emit.max_pos = p.last;
+      break;
+    default:
+      break;
+  }
+}
+
+// What each command needs beyond its flags (takes_flag): the required ones, and --layout of the
+// kind the command takes (RoPE's or sinusoidal's).
+void check_command_needs(invocation& inv) {
+  const bool sinusoidal = inv.cmd == command::sinusoidal;
+  if (sinusoidal && inv.flags.layout)
+    usage_error("posenc: sinusoidal --layout needs paper or split");
+  if (!sinusoidal && inv.additive.layout)
+    usage_error(
+        "posenc: --layout paper and split are for the sinusoidal command (RoPE: interleaved or "
+        "half)");
+  switch (inv.cmd) {
+    case command::alibi:
+      if (!inv.additive.heads) usage_error("posenc: alibi needs --heads H");
+      break;
+    case command::sinusoidal: {
+      additive_flags& e = inv.additive;
+      if (!inv.flags.head_dim) usage_error("posenc: sinusoidal needs --head-dim D");
+      e.dim = *inv.flags.head_dim;
+      inv.flags.head_dim.reset();
       // The padding row is one of the rows printed, 0 to N-1 (fairseq zeroes row padding_idx).
       if (e.padding_idx && *e.padding_idx >= *e.rows)
         usage_error("posenc: --padding-idx " + std::to_string(*e.padding_idx) +
                     " is not one of the rows 0 to " + std::to_string(*e.rows - 1) +
                     " that --positions " + std::to_string(*e.rows) + " gives");
+      break;
     }
-    return;
-  }
-  if (e.rows) {
-    // A bare count is the sinusoidal form; elsewhere it is the malformed A:B it always was.
-    inv.positions = parse_position_range(std::to_string(*e.rows));
-  }
-  if (alibi_flags)
-    usage_error("posenc: --heads, --length, --variant and --bloom are for the alibi command");
-  if (sinusoidal_flags)
-    usage_error(
-        "posenc: --dim, --padding-idx and --layout paper|split are for the sinusoidal "
-        "command");
-}
-
-// emit and accuracy flags belong to their commands; accuracy takes --positions as a list (a single
-// number arrives as additive.rows), emit takes none.
-void check_emit_accuracy_flags(invocation& inv) {
-  const emit_flags& e = inv.emit;
-  const bool emit_only = e.lang || e.max_pos || e.name || e.table != emit_table::compact;
-  if (emit_only && inv.cmd != command::emit)
-    usage_error("posenc: --lang, --max-pos, --table and --name are for the emit command");
-  if (inv.svg && inv.cmd != command::accuracy && inv.cmd != command::decay &&
-      inv.cmd != command::dials && inv.cmd != command::ramp)
-    usage_error("posenc: --svg is for the accuracy, decay, dials and ramp commands");
-  if (inv.cmd == command::accuracy) {
-    if (inv.positions) usage_error("posenc: accuracy takes --positions p1,p2,... (not A:B)");
-    if (inv.additive.rows) {
-      if (*inv.additive.rows >= position_limit)
-        usage_error("posenc: --positions needs integers 0 <= p < 4294967296");
-      inv.accuracy.positions.push_back(*inv.additive.rows);
-      inv.additive.rows.reset();
-    }
-  } else if (!inv.accuracy.positions.empty()) {
-    usage_error("posenc: a list of positions is for the accuracy command only");
-  }
-  if (inv.cmd == command::emit) {
-    if (inv.positions || inv.additive.rows)
-      usage_error("posenc: emit takes --max-pos N, not --positions");
-    if (!e.lang) usage_error("posenc: emit needs --lang c|cpp");
-    if (!e.max_pos) usage_error("posenc: emit needs --max-pos N");
+    case command::decay:
+      if (!inv.analysis.max_distance)
+        usage_error("posenc: decay needs --max-distance N (1 <= N <= 16777216)");
+      break;
+    case command::emit:
+      if (!inv.emit.lang) usage_error("posenc: emit needs --lang c|cpp");
+      break;
+    case command::apply:
+      if (!inv.input) usage_error("posenc: apply needs --input FILE");
+      break;
+    case command::layers:
+      if (!inv.preset && !inv.hf_config)
+        usage_error("posenc: layers needs --preset NAME or --hf-config FILE");
+      break;
+    default:
+      break;
   }
 }
 
-// decay, dials, ramp and check: --max-distance (decay, check), --context (dials, required), no
-// positions or input file; decay needs --max-distance.
-void check_analysis_flags(const invocation& inv) {
-  const bool analysis = inv.cmd == command::decay || inv.cmd == command::dials ||
-                        inv.cmd == command::ramp || inv.cmd == command::check;
-  const analysis_flags& a = inv.analysis;
-  if (a.max_distance && inv.cmd != command::decay && inv.cmd != command::check)
-    usage_error("posenc: --max-distance is for the decay and check commands");
-  if (a.context && inv.cmd != command::dials)
-    usage_error("posenc: --context is for the dials command");
-  if (!analysis) return;
-  if (inv.positions || inv.additive.rows || !inv.accuracy.positions.empty())
-    usage_error("posenc: --positions is for the table, sinusoidal and accuracy commands");
-  if (inv.input) usage_error("posenc: --input is for the apply command only");
-  if (inv.cmd == command::decay && !a.max_distance)
-    usage_error("posenc: decay needs --max-distance N (1 <= N <= 16777216)");
-  if (inv.cmd == command::dials && !a.context)
-    usage_error("posenc: dials needs --context N (1 <= N <= 4294967296)");
-}
-
-// The limit flags act where there is something to limit; elsewhere they are usage errors rather
-// than silently ignored. The other commands' work is bounded by fixed limits (docs/cli.md).
+// The flags that act on a configuration file act only with one; elsewhere they are usage errors
+// rather than silently ignored.
 void check_limit_flags(const invocation& inv) {
-  if (inv.work_limit && inv.cmd != command::accuracy && inv.cmd != command::decay &&
-      inv.cmd != command::check)
-    usage_error(
-        "posenc: --work-limit is for the accuracy, decay and check commands (the other commands "
-        "have fixed limits)");
   if (inv.max_input_bytes && !inv.input && !inv.hf_config && !inv.gguf)
     usage_error(
         "posenc: --max-input-bytes limits the file of --input, --hf-config or --gguf; give one");
@@ -240,29 +286,17 @@ void check_limit_flags(const invocation& inv) {
         "give --hf-config");
   if (inv.verbose && !inv.hf_config && !inv.gguf)
     usage_error("posenc: --verbose lists the keys of --hf-config's or --gguf's file; give one");
-  if (inv.max_elements && inv.cmd != command::apply)
-    usage_error("posenc: --max-elements is for the apply command only");
   if (inv.max_depth && !inv.hf_config)
     usage_error(
         "posenc: --max-depth limits the nesting of --hf-config's file (apply's --input has a "
         "fixed depth of 2)");
 }
 
-// apply's own flags belong to it; --output-k and --input-k go together, and with --output the
-// results of both tensors are files.
+// apply: --output-k and --input-k go together, and with --output the results of both tensors are
+// files.
 void check_apply_flags(const invocation& inv) {
   const apply_flags& a = inv.apply;
-  const bool any =
-      a.input_k || a.output || a.output_k || a.position_ids || a.order || !a.scale_cos_sin;
-  if (inv.cmd != command::apply) {
-    if (any)
-      usage_error(
-          "posenc: --input-k, --output, --output-k, --position-ids, --shape-order and "
-          "--no-scale-cos-sin are for the apply command");
-    return;
-  }
-  if (a.output && inv.analysis.format_given)
-    usage_error("posenc: --format and --output conflict (--output writes .npy)");
+  if (inv.cmd != command::apply) return;
   if (a.output_k && !a.input_k) usage_error("posenc: --output-k needs --input-k");
   if (a.input_k && a.output.has_value() != a.output_k.has_value())
     usage_error("posenc: with --input-k, give both --output and --output-k, or neither");
@@ -276,11 +310,10 @@ void check_apply_flags(const invocation& inv) {
 
 invocation parse_args(std::span<const std::string_view> args) {
   invocation inv;
-  if (help_requested(args)) {
-    inv.help = true;
-    return inv;
-  }
+  if (help_requested(args, inv)) return inv;
+  inv = invocation{};
 
+  std::vector<std::string_view> given;  // the flags given, once each, in order
   arg_reader r(args);
   while (!r.done()) {
     const std::string_view a = r.take();
@@ -293,35 +326,29 @@ invocation parse_args(std::span<const std::string_view> args) {
       inv.cmd = c->id;
       continue;
     }
-    const flag* f = find_named(flags(), a);
+    const flag* f = find_flag(a);
     if (f == nullptr) usage_error("posenc: unknown flag " + printable(a));
+    if (f->name != a) {
+      const std::string warning = "posenc: warning: " + std::string(a) + " is now " +
+                                  std::string(f->name) + "; the old spelling will go";
+      if (std::ranges::find(inv.warnings, warning) == inv.warnings.end())
+        inv.warnings.push_back(warning);
+    }
+    check_conflicts(given, f->name);
+    if (std::ranges::find(given, f->name) == given.end()) given.push_back(f->name);
     f->set(inv, read_value(*f, r));
   }
 
   if (inv.version) return inv;
   if (inv.cmd == command::none)
     usage_error("posenc: missing command (" + command_list() + "); see posenc --help");
-  if (inv.cmd == command::layers) {
-    // The plan comes from a model preset or a config.json whole: no flag changes part of it.
-    if (inv.flags != config_draft{} || inv.gguf || inv.layer_type || inv.seq_len_given ||
-        inv.positions || inv.input || inv.svg)
-      usage_error(
-          "posenc: layers takes --preset or --hf-config (and --format), no configuration flags");
-    if (!inv.preset && !inv.hf_config)
-      usage_error("posenc: layers needs --preset NAME or --hf-config FILE");
-  }
-  check_emit_accuracy_flags(inv);
-  check_analysis_flags(inv);
-  check_additive_flags(inv);
-  if (inv.cmd == command::table && !inv.positions)
-    usage_error("posenc: table needs --positions A:B");
-  if (inv.cmd == command::freqs && inv.positions)
-    usage_error("posenc: --positions is for the table command only");
-  if (inv.cmd == command::apply && !inv.input) usage_error("posenc: apply needs --input FILE");
-  if (inv.cmd == command::apply && inv.positions)
-    usage_error("posenc: --positions is for the table command only");
-  if (inv.cmd != command::apply && inv.input)
-    usage_error("posenc: --input is for the apply command only");
+  const command_info& c = command_of(inv.cmd);
+  for (const std::string_view name : given)
+    if (!takes_flag(c, name))
+      usage_error("posenc: " + std::string(name) + " is not a flag of " + std::string(c.name) +
+                  " (see posenc help " + std::string(c.name) + ")");
+  check_positions(inv);
+  check_command_needs(inv);
   check_limit_flags(inv);
   check_apply_flags(inv);
   return inv;

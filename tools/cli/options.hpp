@@ -47,6 +47,35 @@ struct position_range {
   std::uint64_t last = 0;
 };
 
+// The value of --positions (parse_positions, flags.hpp): A:B:S, the positions first, first + step,
+// ... below last (N is 0:N:1, A:B is A:B:1); or a list a,b,c (list not empty, step 0, first and
+// last the smallest and the largest + 1). Every position is below 2^32.
+struct position_set {
+  std::uint64_t first = 0;
+  std::uint64_t last = 0;
+  std::uint64_t step = 1;
+  std::vector<std::uint64_t> list;
+
+  // How many positions (with repeats, for a list).
+  std::uint64_t count() const { return step == 0 ? list.size() : (last - first + step - 1) / step; }
+  // first, first + 1, ..., last - 1 in order (A:B, N, or a list such as 0,1,2,3).
+  bool consecutive() const {
+    if (step != 0) return step == 1 || count() == 1;
+    for (std::size_t i = 0; i < list.size(); ++i)
+      if (list[i] != first + i) return false;
+    return true;
+  }
+  // 0, 1, ..., N-1: what the commands that take a length (N) need.
+  bool from_zero() const { return first == 0 && consecutive(); }
+  // Every position, in order. For A:B:S the caller bounds count() first.
+  std::vector<std::uint64_t> values() const {
+    if (step == 0) return list;
+    std::vector<std::uint64_t> out;
+    for (std::uint64_t p = first; p < last; p += step) out.push_back(p);
+    return out;
+  }
+};
+
 // Limits of one `table` call: positions are below 2^32 (the library's angle path), and one call
 // covers at most 2^20 positions.
 inline constexpr std::uint64_t position_limit = std::uint64_t{1} << 32;
@@ -65,10 +94,10 @@ inline constexpr std::uint64_t max_depth_limit = 4096;
 // Flags of the alibi and sinusoidal commands (tools/cli/additive.hpp).
 struct additive_flags {
   std::optional<std::uint32_t> heads;        // alibi --heads H
-  std::optional<std::uint64_t> length;       // alibi --length L
+  std::optional<std::uint64_t> length;       // alibi --positions L (0 to L-1)
   std::optional<alibi_variant> variant;      // alibi --variant causal|symmetric
   bool bloom = false;                        // alibi --bloom
-  std::optional<std::uint32_t> dim;          // sinusoidal --dim D
+  std::optional<std::uint32_t> dim;          // sinusoidal --head-dim D
   std::optional<std::uint64_t> rows;         // sinusoidal --positions N (rows 0..N-1)
   std::optional<sinusoidal_layout> layout;   // sinusoidal --layout paper|split
   std::optional<std::uint32_t> padding_idx;  // sinusoidal --padding-idx P
@@ -81,12 +110,12 @@ inline constexpr name_table<emit_lang, 2> emit_lang_names{{"c", "cpp"}};
 inline constexpr name_table<emit_table, 2> emit_table_names{{"compact", "simd"}};
 struct emit_flags {
   std::optional<emit_lang> lang;           // --lang c|cpp
-  std::optional<std::uint64_t> max_pos;    // --max-pos N
+  std::optional<std::uint64_t> max_pos;    // --positions N (0 to N-1)
   emit_table table = emit_table::compact;  // --table compact|simd
   std::optional<std::string> name;         // --name PREFIX
 };
 struct accuracy_flags {
-  std::vector<std::uint64_t> positions;  // --positions p1,p2,... (accuracy only)
+  std::vector<std::uint64_t> positions;  // --positions (any set)
 };
 
 // Flags of `apply` (tools/cli/apply.hpp). THD: [tokens, heads, head_dim]; BHTD: [batch, heads,
@@ -105,7 +134,7 @@ struct apply_flags {
 // Flags of decay, dials, ramp and check (tools/cli/analysis.hpp).
 struct analysis_flags {
   std::optional<std::uint64_t> max_distance;  // decay, check --max-distance N
-  std::optional<std::uint64_t> context;       // dials --context N
+  std::optional<std::uint64_t> context;       // dials --positions N (0 to N-1)
   bool format_given = false;                  // --format or --csv appeared
 };
 
@@ -114,14 +143,18 @@ struct invocation {
   bool help = false;
   bool version = false;
   output_format format = output_format::json;
-  std::optional<position_range> positions;  // table only
-  std::uint64_t seq_len = 0;                // HF's seq_len; 0 = none
-  bool seq_len_given = false;               // --seq-len appeared (apply: else max position + 1)
+  // --positions: table (consecutive), sinusoidal, alibi, dials and emit (from 0: a length),
+  // accuracy (any). parse_args moves it to the command's own field (additive.rows, ...).
+  std::optional<position_set> positions;
+  std::uint64_t seq_len = 0;   // HF's seq_len; 0 = none
+  bool seq_len_given = false;  // --seq-len appeared (apply: else max position + 1)
   std::optional<std::string> preset;
   std::optional<std::string> hf_config;
   std::optional<std::string> gguf;        // --gguf FILE: a llama.cpp GGUF file's metadata
   std::optional<std::string> layer_type;  // --layer-type T: the rope entry of this layer type
   bool verbose = false;                   // --verbose: the keys read from the config file
+  // Old spellings used (renamed_flags, flags.hpp): one line each for standard error.
+  std::vector<std::string> warnings;
   // Where configure() writes warnings (run() sets it to standard error); none when null.
   std::ostream* diagnostics = nullptr;
   std::optional<std::string> input;  // apply only: the input JSON file

@@ -103,6 +103,12 @@ int run(std::span<const std::string_view> args, std::ostream& out, std::ostream&
     guard.emplace(out);
     invocation inv = parse_args(args);
     inv.diagnostics = &err;
+    for (const std::string& w : inv.warnings) err << w << '\n';
+    if (inv.help && inv.cmd != command::none) {
+      out << command_help(command_of(inv.cmd));
+      out.flush();
+      return exit_ok;
+    }
     if (inv.help) {
       out << usage_text();
       if (presets_available()) out << "\nPresets: " << preset_list() << '\n';

@@ -1,5 +1,6 @@
 #include "cli/usage.hpp"
 
+#include <cstdint>
 #include <string_view>
 #include <vector>
 
@@ -46,13 +47,12 @@ void append_help_lines(std::string& s, help_section section) {
   bool previous_in_section = false;
   for (const flag& f : flags()) {
     if (f.section == help_section::same_line && previous_in_section) {
-      lines.back().label += ", " + help_label(f, f.help[0]);
+      lines.back().label += ", " + help_label(f, f.help);
       continue;
     }
     previous_in_section = f.section == section;
     if (!previous_in_section) continue;
-    for (const help_line& h : f.help)
-      if (&h == &f.help[0] || !h.metavar.empty()) lines.push_back({help_label(f, h), h.text});
+    lines.push_back({help_label(f, f.help), f.help.text});
   }
   for (const line& l : lines) {
     s += "  " + l.label;
@@ -75,7 +75,8 @@ std::string usage_text() {
                              "posenc " + std::string(c.name) + ' ';
     s += lead + continued(c.synopsis, lead.size()) + '\n';
   }
-  s += "       posenc --help | --version\n\nCommands:\n";
+  s += "       posenc help COMMAND | COMMAND --help   (its flags, defaults and examples)\n"
+       "       posenc --help | --version\n\nCommands:\n";
   // The name from column 2, the description from column 10 (or two columns after a longer name).
   for (const command_info& c : commands()) {
     if (c.starts_group) s += '\n';
@@ -91,6 +92,39 @@ std::string usage_text() {
   append_help_lines(s, help_section::run);
   s += "\nErrors: one line on stderr and nothing on stdout; exit 1 for an invalid configuration or "
        "input\nfile, 2 for a usage error, 3 when `check` finds a law that fails.\n";
+  return s;
+}
+
+std::string command_help(const command_info& c) {
+  const std::string lead = "usage: posenc " + std::string(c.name) + ' ';
+  std::string s = lead + continued(c.synopsis, lead.size()) + "\n\n";
+  s += std::string(c.description) + "\n";
+  if (c.groups & static_cast<std::uint8_t>(flag_group::rope))
+    s +=
+        "\n[config]: --preset, --hf-config or --gguf and the RoPE flags below (flags override the\n"
+        "fields of the preset or file)\n";
+  s += "\nFlags (default; example):\n";
+  for (const flag& f : flags()) {
+    if (!takes_flag(c, f.name)) continue;
+    // The command's own help line for the flag, where it has one (sinusoidal's --layout).
+    help_line h = f.help;
+    if (const command_flag* own = own_flag(c, f.name)) {
+      if (!own->help.empty()) h.text = own->help;
+      if (!own->metavar.empty()) h.metavar = own->metavar;
+    }
+    const std::string label = help_label(f, h);
+    s += "  " + label;
+    std::string text(h.text);
+    if (text.empty()) text = "(as the flag before)";
+    const std::size_t width =
+        label.size() <= help_label_width ? help_text_column - 2 - label.size() : 3;
+    s.append(width, ' ');
+    s += continued(text, help_text_column) + '\n';
+    s.append(help_text_column, ' ');
+    s += "default: " + std::string(flag_default(c, f.name)) + "; e.g. " +
+         std::string(flag_example(c, f.name)) + '\n';
+  }
+  s += "\nSee docs/cli.md (\"Vocabulary\") and man posenc.\n";
   return s;
 }
 

@@ -130,7 +130,7 @@ void check_case(const emit_case& ec) {
   std::vector<std::string> args{"emit",
                                 "--lang",
                                 ec.cpp ? "cpp" : "c",
-                                "--max-pos",
+                                "--positions",
                                 std::to_string(kMaxPos),
                                 "--name",
                                 "emt",
@@ -318,7 +318,7 @@ TEST_CASE("tools/emit: negative control, contraction changes the bits", "[emit]"
     WARN("not GCC with FMA: negative control skipped");
     return;
   }
-  const result r = run_cli({"emit", "--lang", "c", "--max-pos", std::to_string(kMaxPos), "--name",
+  const result r = run_cli({"emit", "--lang", "c", "--positions", std::to_string(kMaxPos), "--name",
                             "emt", "--head-dim", "64"});
   REQUIRE(r.status == 0);
   std::string h = r.out;
@@ -353,7 +353,7 @@ TEST_CASE("tools/emit: negative control, contraction changes the bits", "[emit]"
 
 TEST_CASE("tools/emit: errors", "[emit]") {
   // max_pos x rotary_dim above 2^21.
-  const result big = run_cli({"emit", "--lang", "c", "--head-dim", "128", "--max-pos", "16385"});
+  const result big = run_cli({"emit", "--lang", "c", "--head-dim", "128", "--positions", "16385"});
   CHECK(big.status == 1);
   CHECK(big.out.empty());
   CHECK(big.err ==
@@ -363,27 +363,26 @@ TEST_CASE("tools/emit: errors", "[emit]") {
   for (const char* name : {"9lives", "a-b", "__x", "_Up", ""}) {
     INFO("name '" << name << "'");
     const result r =
-        run_cli({"emit", "--lang", "c", "--head-dim", "8", "--max-pos", "2", "--name", name});
+        run_cli({"emit", "--lang", "c", "--head-dim", "8", "--positions", "2", "--name", name});
     CHECK(r.status == 2);
     CHECK(r.out.empty());
     CHECK(r.err.starts_with("posenc: --name needs a C identifier"));
   }
   const result kw =
-      run_cli({"emit", "--lang", "cpp", "--head-dim", "8", "--max-pos", "2", "--name", "class"});
+      run_cli({"emit", "--lang", "cpp", "--head-dim", "8", "--positions", "2", "--name", "class"});
   CHECK(kw.status == 2);
   const result kw_c =
-      run_cli({"emit", "--lang", "c", "--head-dim", "8", "--max-pos", "2", "--name", "class"});
+      run_cli({"emit", "--lang", "c", "--head-dim", "8", "--positions", "2", "--name", "class"});
   CHECK(kw_c.status == 0);  // a C prefix "class_" is fine
-  const result no_lang = run_cli({"emit", "--head-dim", "8", "--max-pos", "2"});
+  const result no_lang = run_cli({"emit", "--head-dim", "8", "--positions", "2"});
   CHECK(no_lang.status == 2);
   CHECK(no_lang.err == "posenc: emit needs --lang c|cpp\n");
   const result no_max = run_cli({"emit", "--lang", "c", "--head-dim", "8"});
   CHECK(no_max.status == 2);
-  CHECK(no_max.err == "posenc: emit needs --max-pos N\n");
-  const result zero = run_cli({"emit", "--lang", "c", "--head-dim", "8", "--max-pos", "0"});
+  CHECK(no_max.err == "posenc: emit needs --positions N (the table: positions 0 to N-1)\n");
+  const result zero = run_cli({"emit", "--lang", "c", "--head-dim", "8", "--positions", "0"});
   CHECK(zero.status == 2);
   const result lang_elsewhere = run_cli({"freqs", "--lang", "c", "--head-dim", "8"});
   CHECK(lang_elsewhere.status == 2);
-  CHECK(lang_elsewhere.err ==
-        "posenc: --lang, --max-pos, --table and --name are for the emit command\n");
+  CHECK(lang_elsewhere.err == "posenc: --lang is not a flag of freqs (see posenc help freqs)\n");
 }
