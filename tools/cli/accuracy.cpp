@@ -176,9 +176,12 @@ accuracy_result compute_accuracy(const rope_config& c, std::span<const std::uint
   return r;
 }
 
-void write_accuracy(std::ostream& out, const accuracy_result& r, output_format f) {
+void write_accuracy(std::ostream& out, const accuracy_result& r, output_format f,
+                    const config_echo& echo) {
+  out << echo_prefix(echo, f);
   if (f == output_format::json) {
     nlohmann::ordered_json j;
+    j["config"] = nlohmann::ordered_json::parse(echo_json(echo));
     j["rotary_dim"] = r.rotary_dim;
     j["attention_factor"] = r.attention_factor;
     j["exact"] = "double-double (error < 1e-25)";
@@ -269,7 +272,7 @@ int run_accuracy(const invocation& inv, std::ostream& out) {
                               std::to_string(c.rotary_dim) + ", base " + format_double(c.base);
     svg::write_file(*inv.svg, accuracy_plot(s, title));
   }
-  write_accuracy(out, r, inv.format);
+  write_accuracy(out, r, inv.format, rc.echo);
   return exit_ok;
 }
 

@@ -19,13 +19,14 @@ namespace {
 
 int run_freqs(const invocation& inv, std::ostream& out) {
   const resolved_config rc = configure(inv);
-  write_freqs(out, compute_freqs(rc.config(), inv.seq_len), inv.format);
+  write_freqs(out, compute_freqs(rc.config(), inv.seq_len), inv.format, rc.echo);
   return exit_ok;
 }
 
 int run_table(const invocation& inv, std::ostream& out) {
   const resolved_config rc = configure(inv);
-  write_table(out, compute_table(rc.config(), *inv.positions, inv.seq_len), inv.format);
+  write_table(out, compute_table(rc.config(), *inv.positions, inv.seq_len), inv.format,
+              rc.echo);
   return exit_ok;
 }
 

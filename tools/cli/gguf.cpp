@@ -341,9 +341,24 @@ config_draft draft_from_gguf(const gguf_metadata& m, const std::string& source, 
   std::vector<std::string> warnings;
 
   config_draft d;
-  d.base = f.number(a + "rope.freq_base");
-  const auto rotary = f.positive_int(a + "rope.dimension_count", max_head_dim);
-  if (rotary) d.rotary = rotary_width::absolute(*rotary);
+  draft_sources src;
+  // Runs `read`, then labels `field` (if it set it) with the keys it read: the echo's source.
+  const auto labelled = [&](const auto& field, std::string& label, const auto& read) {
+    const std::set<std::string> before = used;
+    read();
+    if (!field) return;
+    std::string read_keys;
+    for (const std::string& k : used)
+      if (before.count(k) == 0) read_keys += (read_keys.empty() ? "" : ", ") + k;
+    if (!read_keys.empty()) label = "gguf " + source + " " + read_keys;
+  };
+  labelled(d.base, src.base, [&] { d.base = f.number(a + "rope.freq_base"); });
+  std::optional<std::uint32_t> rotary;
+  labelled(d.rotary, src.rotary, [&] {
+    rotary = f.positive_int(a + "rope.dimension_count", max_head_dim);
+    if (rotary) d.rotary = rotary_width::absolute(*rotary);
+  });
+  labelled(d.head_dim, src.head_dim, [&] {
   if (*arch == "deepseek2" && rotary) {
     d.head_dim = rotary;
   } else if (const auto k = f.positive_int(a + "attention.key_length", max_head_dim)) {
@@ -365,12 +380,22 @@ config_draft draft_from_gguf(const gguf_metadata& m, const std::string& source, 
               std::to_string(max_head_dim) + "]");
     d.head_dim = hd;
   }
-  if (*arch == "gptj" || *arch == "deepseek2") d.layout = rope_layout::interleaved;
-  d.max_position_embeddings = f.positive_int(a + "context_length");
+  });
+  if (*arch == "deepseek2" && rotary) src.head_dim = "gguf " + source + " " + a + "rope.dimension_count";
+  if (*arch == "gptj" || *arch == "deepseek2") {
+    d.layout = rope_layout::interleaved;
+    src.layout = "gguf " + source + " general.architecture";
+  }
+  labelled(d.max_position_embeddings, src.max_position_embeddings,
+           [&] { d.max_position_embeddings = f.positive_int(a + "context_length"); });
 
   const auto type = f.string(a + "rope.scaling.type");
+  const std::set<std::string> before_factor = used;
   auto factor = f.number(a + "rope.scaling.factor");
   if (!factor) factor = f.number(a + "rope.scale_linear");
+  std::string factor_key;
+  for (const std::string& k : used)
+    if (before_factor.count(k) == 0) factor_key = k;
   // llama.cpp reads a missing type as linear and a missing or zero factor as 1 (no scaling).
   if (factor && *factor == 0.0) factor.reset();
   const std::string t = type ? *type : (factor && *factor != 1.0 ? "linear" : "none");
@@ -395,9 +420,18 @@ config_draft draft_from_gguf(const gguf_metadata& m, const std::string& source, 
     f.fail(a + "rope.scaling.type",
            "'" + printable(t) + "' is not supported (none, linear, yarn, longrope)");
   }
+  const std::string g = "gguf " + source + " ";
+  if (type) src.scaling = g + a + "rope.scaling.type";
+  else if (d.factor) src.scaling = g + factor_key;
+  if (d.factor) src.factor = g + factor_key;
+  if (d.original_max_position_embeddings)
+    src.original_max_position_embeddings = g + a + "rope.scaling.original_context_length";
+  if (d.beta_fast) src.beta_fast = g + a + "rope.scaling.yarn_beta_fast";
+  if (d.beta_slow) src.beta_slow = g + a + "rope.scaling.yarn_beta_slow";
 
   if (keys != nullptr) {
     *keys = {};
+    keys->sources = src;
     for (const auto& [k, v] : m.kv) {
       if (used.count(k) != 0) {
         keys->used.push_back(k);
