@@ -301,7 +301,7 @@ invocation parse_args(std::span<const std::string_view> args) {
     inv.flags = {};
     f->set(inv, read_value(*f, r));
     inv.flag_sources =
-        overlay_sources(std::move(inv.flag_sources), inv.flags, label_fields(inv.flags, "flag " + std::string(a)));
+        overlay_sources(std::move(inv.flag_sources), inv.flags, label_fields(inv.flags, "flag " + std::string(f->name)));
     inv.flags = overlay(std::move(before), inv.flags);
   }
 
