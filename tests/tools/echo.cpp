@@ -436,3 +436,35 @@ TEST_CASE("echo: emit's comment, a file name with */ in it", "[echo]") {
   // The comment ends after the echo, not inside it.
   CHECK(h.find("*/") > h.find(" *   keys not used (config " + shown + "): (none)\n"));
 }
+
+TEST_CASE("echo: layers, the config class's defaults and the per-layer keys", "[echo]") {
+  const std::string p = posenc_test::tools_data("gemma3_4b.json");
+  const std::string C = "config " + p + " ";
+  const json want = {
+      {"head_dim", {{"value", 256}, {"source", "default: Gemma3TextConfig"}}},
+      {"rotary_dim", {{"value", 256}, {"source", "default: head_dim"}}},
+      {"base", {{"value", 1000000}, {"source", "default: Gemma3TextConfig"}}},
+      {"layout", {{"value", "half"}, {"source", "default"}}},
+      {"scaling", {{"value", "linear"}, {"source", C + "text_config.rope_scaling.rope_type"}}},
+      {"factor", {{"value", 8}, {"source", C + "text_config.rope_scaling.factor"}}},
+      {"rope_local_base_freq", {{"value", 10000}, {"source", "default: Gemma3TextConfig"}}},
+      {"keys",
+       {{"source", "config " + p},
+        {"used",
+         {"text_config", "text_config.hidden_size", "text_config.model_type",
+          "text_config.num_attention_heads", "text_config.rope_scaling",
+          "text_config.rope_scaling.factor", "text_config.rope_scaling.rope_type",
+          "text_config.num_hidden_layers", "text_config.sliding_window"}},
+        {"not_used",
+         {"architectures", "mm_tokens_per_image", "model_type",
+          "text_config.intermediate_size"}}}},
+  };
+  CHECK(config_of(run_cli({"layers", "--hf-config", p})) == want);
+  if (posenc::cli::presets_available()) {
+    const json preset = config_of(run_cli({"layers", "--preset", "gemma-3-4b"}));
+    CHECK(preset.at("head_dim") ==
+          json::parse(R"({"value": 256, "source": "preset gemma-3-4b"})"));
+    CHECK(preset.at("rope_local_base_freq") ==
+          json::parse(R"({"value": 10000, "source": "preset gemma-3-4b"})"));
+  }
+}
