@@ -271,8 +271,8 @@ TEST_CASE("tools/accuracy: command output", "[accuracy]") {
   const result one = run_cli({"accuracy", "--head-dim", "64", "--positions", "7", "--format", "csv",
                               "--scaling", "yarn", "--factor", "4", "--original-max", "4096"});
   REQUIRE(one.status == 0);
-  CHECK(posenc_test::without_echo(one.out)
-            .starts_with("position,posenc,hf_float32_angle,ggml_running_product\n7,"));
+  CHECK(posenc_test::without_echo(one.out).starts_with(
+      "position,posenc,hf_float32_angle,ggml_running_product\n7,"));
   CHECK(one.out.ends_with(",\n"));
   const result list =
       run_cli({"accuracy", "--head-dim", "8", "--positions", "1,2,3", "--format", "text"});

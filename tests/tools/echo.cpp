@@ -32,8 +32,8 @@ namespace {
 class scratch_file {
  public:
   scratch_file(const std::string& name, const std::string& bytes, const std::string& dir = "") {
-    std::filesystem::path p = std::filesystem::temp_directory_path() /
-                              ("posenc_echo_" + std::to_string(::getpid()));
+    std::filesystem::path p =
+        std::filesystem::temp_directory_path() / ("posenc_echo_" + std::to_string(::getpid()));
     if (!dir.empty()) p /= dir;
     std::filesystem::create_directories(p);
     dir_ = p.string();
@@ -145,20 +145,27 @@ TEST_CASE("echo: flags, defaults and derived values", "[echo]") {
 
   // A factor derived from max_position_embeddings / original_max_position_embeddings, a partial
   // rotary width, a flag given twice (the last wins and names the source).
-  const json c = config_of(run_cli({"freqs", "--head-dim", "64", "--partial-rotary-factor",
-                                    "0.5", "--scaling", "longrope", "--max-position-embeddings",
-                                    "8192", "--original-max", "2048", "--short-factor",
-                                    "1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1", "--long-factor",
-                                    "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16", "--base", "1",
-                                    "--base", "10000"}));
-  CHECK(c.at("partial_rotary_factor") == json::parse(R"({"value": 0.5, "source": "flag --partial-rotary-factor"})"));
+  const json c = config_of(
+      run_cli({"freqs", "--head-dim", "64", "--partial-rotary-factor", "0.5", "--scaling",
+               "longrope", "--max-position-embeddings", "8192", "--original-max", "2048",
+               "--short-factor", "1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1", "--long-factor",
+               "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16", "--base", "1", "--base", "10000"}));
+  CHECK(c.at("partial_rotary_factor") ==
+        json::parse(R"({"value": 0.5, "source": "flag --partial-rotary-factor"})"));
   CHECK(c.at("rotary_dim") ==
         json{{"value", 32}, {"source", "derived: int(head_dim * partial_rotary_factor)"}});
-  CHECK(c.at("factor") == json::parse(R"({"value": 4, "source": "derived: max_position_embeddings / original_max_position_embeddings"})"));
+  CHECK(
+      c.at("factor") ==
+      json::parse(
+          R"({"value": 4, "source": "derived: max_position_embeddings / original_max_position_embeddings"})"));
   CHECK(c.at("base") == json::parse(R"({"value": 10000, "source": "flag --base"})"));
-  CHECK(c.at("long_factor") == json::parse(R"({"value": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16], "source": "flag --long-factor"})"));
+  CHECK(
+      c.at("long_factor") ==
+      json::parse(
+          R"({"value": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16], "source": "flag --long-factor"})"));
   // LongRoPE: sqrt(1 + ln(4) / ln(2048)) = sqrt(1 + 2/11)
-  CHECK(c.at("attention_factor") == json::parse(R"({"value": 1.0871146130092180, "source": "derived"})"));
+  CHECK(c.at("attention_factor") ==
+        json::parse(R"({"value": 1.0871146130092180, "source": "derived"})"));
 }
 
 TEST_CASE("echo: a preset, and a flag over it", "[echo]") {
@@ -166,7 +173,8 @@ TEST_CASE("echo: a preset, and a flag over it", "[echo]") {
     CHECK(run_cli({"freqs", "--preset", "llama-3.1-8b"}).status == posenc::cli::exit_usage);
     return;
   }
-  const result r = run_cli({"freqs", "--preset", "llama-3.1-8b", "--base", "1e6", "--format", "csv"});
+  const result r =
+      run_cli({"freqs", "--preset", "llama-3.1-8b", "--base", "1e6", "--format", "csv"});
   REQUIRE(r.status == 0);
   const std::vector<std::string> lines = lines_of(r.out);
   REQUIRE(lines.size() == 10u + 1u + 64u);
@@ -212,7 +220,8 @@ TEST_CASE("echo: --hf-config keys, the keys not used, warnings for rope keys", "
   const result r = run_cli({"table", "--hf-config", p, "--positions", "0:2"});
   REQUIRE(r.status == 0);
   CHECK(r.err == "posenc: warning: " + p + ": rope key rope_flavour is not used\n" +
-                     "posenc: warning: " + p + ": rope key rope_scaling.mystery_knob is not used\n");
+                     "posenc: warning: " + p +
+                     ": rope key rope_scaling.mystery_knob is not used\n");
   const json want = json::parse(
       R"({"head_dim": {"value": 64, "source": "config P hidden_size / num_attention_heads"},
           "rotary_dim": {"value": 64, "source": "default: head_dim"},
@@ -270,7 +279,8 @@ TEST_CASE("echo: Gemma 3's rope_local_base_freq names the sliding layers' base",
   const result full = run_cli({"freqs", "--hf-config", p, "--layer-type", "full_attention"});
   CHECK(full.err.empty());
   const json c = config_of(full);
-  CHECK(c.at("base") == json{{"value", 1000000}, {"source", "config " + p + " text_config.rope_theta"}});
+  CHECK(c.at("base") ==
+        json{{"value", 1000000}, {"source", "config " + p + " text_config.rope_theta"}});
   const json& not_used = c.at("keys").at("not_used");
   CHECK(std::find(not_used.begin(), not_used.end(), "text_config.rope_local_base_freq") !=
         not_used.end());
@@ -321,14 +331,14 @@ TEST_CASE("echo: --gguf keys", "[echo]") {
 }
 
 TEST_CASE("echo: apply's head_dim and seq_len from the input", "[echo]") {
-  const scratch_file f("x.json",
-                       R"({"x": [1, 0, 0, 1, 0, 1, 1, 0], "shape": [2, 1, 4], "positions": [3, 7]})");
+  const scratch_file f(
+      "x.json", R"({"x": [1, 0, 0, 1, 0, 1, 1, 0], "shape": [2, 1, 4], "positions": [3, 7]})");
   const std::string& p = f.path();
   const json c = config_of(run_cli({"apply", "--input", p}));
   CHECK(c.at("head_dim") == json{{"value", 4}, {"source", "input " + p + " last dimension"}});
-  CHECK(c.at("seq_len") ==
-        json::parse(R"({"value": 8, "source": "derived: max position + 1"})"));
-  const json given = config_of(run_cli({"apply", "--input", p, "--seq-len", "20", "--head-dim", "4"}));
+  CHECK(c.at("seq_len") == json::parse(R"({"value": 8, "source": "derived: max position + 1"})"));
+  const json given =
+      config_of(run_cli({"apply", "--input", p, "--seq-len", "20", "--head-dim", "4"}));
   CHECK(given.at("head_dim") == json::parse(R"({"value": 4, "source": "flag --head-dim"})"));
   CHECK(given.at("seq_len") == json::parse(R"({"value": 20, "source": "flag --seq-len"})"));
   // --no-scale-cos-sin: the attention factor applied is 1, and the echo says why.
@@ -367,8 +377,7 @@ TEST_CASE("echo: the analysis commands, text and JSON", "[echo]") {
       R"("layout": {"value": "half", "source": "default"}, )"
       R"("scaling": {"value": "none", "source": "default"}, )"
       R"("seq_len": {"value": 0, "source": "default"}},)";
-  for (const std::vector<std::string_view>& args :
-       std::vector<std::vector<std::string_view>>{
+  for (const std::vector<std::string_view>& args : std::vector<std::vector<std::string_view>>{
            {"dials", "--head-dim", "8", "--context", "100"},
            {"check", "--head-dim", "8", "--format", "json"},
            {"decay", "--head-dim", "8", "--max-distance", "4", "--format", "json"},
@@ -381,8 +390,8 @@ TEST_CASE("echo: the analysis commands, text and JSON", "[echo]") {
   }
   const json acc = config_of(run_cli({"accuracy", "--head-dim", "8", "--positions", "5"}));
   CHECK(acc.at("head_dim") == json::parse(R"({"value": 8, "source": "flag --head-dim"})"));
-  const json ramp = config_of(run_cli({"ramp", "--head-dim", "8", "--scaling", "llama3",
-                                       "--factor", "8", "--original-max", "8192"}));
+  const json ramp = config_of(run_cli({"ramp", "--head-dim", "8", "--scaling", "llama3", "--factor",
+                                       "8", "--original-max", "8192"}));
   CHECK(ramp.at("low_freq_factor") == json::parse(R"({"value": 1, "source": "default"})"));
   CHECK(ramp.at("high_freq_factor") == json::parse(R"({"value": 4, "source": "default"})"));
 }
@@ -395,14 +404,13 @@ TEST_CASE("echo: alibi and sinusoidal echo their own parameters", "[echo]") {
         R"("slopes_kind": {"value": "bloom", "source": "flag --bloom"}},)");
   CHECK(config_line(run_cli({"sinusoidal", "--dim", "6", "--positions", "3", "--base", "500",
                              "--layout", "split"})
-                        .out) ==
-        R"({"config": {"dim": {"value": 6, "source": "flag --dim"}, )"
-        R"("positions": {"value": 3, "source": "flag --positions"}, )"
-        R"("layout": {"value": "split", "source": "flag --layout"}, )"
-        R"("base": {"value": 500, "source": "flag --base"}, )"
-        R"("padding_idx": {"value": null, "source": "default"}},)");
-  const result csv =
-      run_cli({"alibi", "--heads", "2", "--length", "1", "--variant", "symmetric", "--format", "csv"});
+                        .out) == R"({"config": {"dim": {"value": 6, "source": "flag --dim"}, )"
+                                 R"("positions": {"value": 3, "source": "flag --positions"}, )"
+                                 R"("layout": {"value": "split", "source": "flag --layout"}, )"
+                                 R"("base": {"value": 500, "source": "flag --base"}, )"
+                                 R"("padding_idx": {"value": null, "source": "default"}},)");
+  const result csv = run_cli(
+      {"alibi", "--heads", "2", "--length", "1", "--variant", "symmetric", "--format", "csv"});
   CHECK(csv.out ==
         "# heads = 2 (flag --heads)\n"
         "# length = 1 (flag --length)\n"
@@ -411,8 +419,8 @@ TEST_CASE("echo: alibi and sinusoidal echo their own parameters", "[echo]") {
         "head,slope,query,key,bias\n"
         "0,0.0625,0,0,0\n"
         "1,0.00390625,0,0,0\n");
-  const result text = run_cli({"sinusoidal", "--dim", "2", "--positions", "1", "--padding-idx",
-                               "0", "--format", "text"});
+  const result text = run_cli(
+      {"sinusoidal", "--dim", "2", "--positions", "1", "--padding-idx", "0", "--format", "text"});
   CHECK(text.out ==
         "# dim = 2 (flag --dim)\n"
         "# positions = 1 (flag --positions)\n"
@@ -456,14 +464,12 @@ TEST_CASE("echo: layers, the config class's defaults and the per-layer keys", "[
           "text_config.rope_scaling.factor", "text_config.rope_scaling.rope_type",
           "text_config.num_hidden_layers", "text_config.sliding_window"}},
         {"not_used",
-         {"architectures", "mm_tokens_per_image", "model_type",
-          "text_config.intermediate_size"}}}},
+         {"architectures", "mm_tokens_per_image", "model_type", "text_config.intermediate_size"}}}},
   };
   CHECK(config_of(run_cli({"layers", "--hf-config", p})) == want);
   if (posenc::cli::presets_available()) {
     const json preset = config_of(run_cli({"layers", "--preset", "gemma-3-4b"}));
-    CHECK(preset.at("head_dim") ==
-          json::parse(R"({"value": 256, "source": "preset gemma-3-4b"})"));
+    CHECK(preset.at("head_dim") == json::parse(R"({"value": 256, "source": "preset gemma-3-4b"})"));
     CHECK(preset.at("rope_local_base_freq") ==
           json::parse(R"({"value": 10000, "source": "preset gemma-3-4b"})"));
   }

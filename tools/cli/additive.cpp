@@ -62,9 +62,10 @@ void write_alibi(std::ostream& out, const alibi_result& r, output_format f,
   const auto L = static_cast<std::size_t>(r.length);
   switch (f) {
     case output_format::json:
-      s += "{\"config\": " + echo_json(echo) + ",\n\"heads\": " + std::to_string(H) + ", \"variant\": \"" +
-           std::string(alibi_variant_names(r.config.variant)) + "\", \"slopes_kind\": \"" +
-           std::string(alibi_slope_names(r.config.slopes)) + "\",\n\"slopes\": [";
+      s += "{\"config\": " + echo_json(echo) + ",\n\"heads\": " + std::to_string(H) +
+           ", \"variant\": \"" + std::string(alibi_variant_names(r.config.variant)) +
+           "\", \"slopes_kind\": \"" + std::string(alibi_slope_names(r.config.slopes)) +
+           "\",\n\"slopes\": [";
       for (std::size_t h = 0; h < H; ++h) s += (h ? ", " : "") + format_float(r.slopes[h]);
       s += "]";
       if (L > 0) {
@@ -172,8 +173,9 @@ void write_sinusoidal(std::ostream& out, const sinusoidal_result& r, output_form
   const auto P = static_cast<std::size_t>(r.positions);
   switch (f) {
     case output_format::json:
-      s += "{\"config\": " + echo_json(echo) + ",\n\"dim\": " + std::to_string(D) + ", \"layout\": \"" +
-           std::string(sinusoidal_layout_names(r.config.layout)) + "\", \"padding_idx\": " +
+      s += "{\"config\": " + echo_json(echo) + ",\n\"dim\": " + std::to_string(D) +
+           ", \"layout\": \"" + std::string(sinusoidal_layout_names(r.config.layout)) +
+           "\", \"padding_idx\": " +
            (r.config.padding_idx >= 0 ? std::to_string(r.config.padding_idx) : "null") +
            ",\n\"table\": [";
       for (std::size_t p = 0; p < P; ++p) {

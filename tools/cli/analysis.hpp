@@ -71,8 +71,7 @@ decay_result compute_decay(const rope_config& c, std::uint64_t max_distance, std
                            svg::thinned_series* plot_points = nullptr, bool progress = false);
 // Writes r; csv and json evaluate f again.
 void write_decay(std::ostream& out, const decay_result& r, output_format f, bool text,
-                 const config_echo& echo,
-                 bool progress = false);
+                 const config_echo& echo, bool progress = false);
 // Log-x plot of f(r) and of the window means for r = 1..N, without points: decay_plot_points
 // fills it from the thinned f(r) that compute_decay fed and r's window means.
 svg::plot decay_plot(std::uint32_t pairs, std::uint64_t max_distance);
@@ -118,8 +117,7 @@ struct ramp_result {
 
 // Throws cli_error (exit 1) unless c's scaling is yarn or llama3.
 ramp_result compute_ramp(const rope_config& c);
-void write_ramp(std::ostream& out, const ramp_result& r, output_format f,
-                const config_echo& echo);
+void write_ramp(std::ostream& out, const ramp_result& r, output_format f, const config_echo& echo);
 svg::plot ramp_plot(const ramp_result& r);
 
 // The check's sample and distances for c: 64 sample triples (fewer for very wide heads, so that

@@ -468,8 +468,8 @@ std::size_t size_of(const apply_result& r) {
 }
 }  // namespace
 
-void write_apply(std::ostream& out, const apply_result& r, output_format f,
-                 const config_echo& echo, const apply_result* k) {
+void write_apply(std::ostream& out, const apply_result& r, output_format f, const config_echo& echo,
+                 const apply_result* k) {
   // Handed to `out` in pieces of about 64 KiB: memory does not grow with the output (which is
   // about 13 bytes a number), and a failed write ends the command at the first piece.
   std::string s;

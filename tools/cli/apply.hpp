@@ -101,8 +101,8 @@ apply_result compute_apply(const rope_config& c, const apply_input& in, std::uin
 
 // JSON {"config": {...}, "y": [...]} (and "y_k" for k), CSV or text (after the echo's header).
 // csv and text take one tensor (k null).
-void write_apply(std::ostream& out, const apply_result& r, output_format f,
-                 const config_echo& echo, const apply_result* k = nullptr);
+void write_apply(std::ostream& out, const apply_result& r, output_format f, const config_echo& echo,
+                 const apply_result* k = nullptr);
 
 // The whole `apply` command: input, configuration (head_dim defaults to shape[2] when no flag,
 // preset or config.json gives one), kernels, output. Returns exit_ok; throws cli_error.

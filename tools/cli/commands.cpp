@@ -25,8 +25,7 @@ int run_freqs(const invocation& inv, std::ostream& out) {
 
 int run_table(const invocation& inv, std::ostream& out) {
   const resolved_config rc = configure(inv);
-  write_table(out, compute_table(rc.config(), *inv.positions, inv.seq_len), inv.format,
-              rc.echo);
+  write_table(out, compute_table(rc.config(), *inv.positions, inv.seq_len), inv.format, rc.echo);
   return exit_ok;
 }
 

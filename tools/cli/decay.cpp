@@ -150,7 +150,8 @@ void write_decay(std::ostream& out, const decay_result& r, output_format f, bool
     return;
   }
   if (!text && f == output_format::json) {
-    out << "{\"config\": " << echo_json(echo) << ",\n\"pairs\": " << r.pairs << ", \"max_distance\": " << r.max_distance
+    out << "{\"config\": " << echo_json(echo) << ",\n\"pairs\": " << r.pairs
+        << ", \"max_distance\": " << r.max_distance
         << ", \"error_bound\": " << format_double(r.error_bound) << ", \"dyadic_means\": [";
     for (std::size_t k = 0; k < r.dyadic_means.size(); ++k)
       out << (k ? ", " : "") << "{\"k\": " << k << ", \"first\": " << (std::uint64_t{1} << k)

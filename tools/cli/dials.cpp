@@ -53,8 +53,9 @@ void write_dials(std::ostream& out, const dials_result& r, output_format f,
     return;
   }
   if (f == output_format::json) {
-    out << "{\"config\": " << echo_json(echo) << ",\n\"context\": " << r.context << ", \"rotary_dim\": " << r.rotary_dim
-        << ", \"base\": " << format_double(r.base) << ", \"scaling\": \"" << scaling_name(r.scaling)
+    out << "{\"config\": " << echo_json(echo) << ",\n\"context\": " << r.context
+        << ", \"rotary_dim\": " << r.rotary_dim << ", \"base\": " << format_double(r.base)
+        << ", \"scaling\": \"" << scaling_name(r.scaling)
         << "\", \"slowest_wavelength\": " << format_double(r.slowest_wavelength)
         << ", \"default_slowest_wavelength\": " << format_double(r.default_slowest_wavelength)
         << ", \"pairs_never_turning\": " << r.never_turning

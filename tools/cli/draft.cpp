@@ -86,8 +86,8 @@ std::string shortest_double(double x) {
   char b[400];
   // Plain digits (1000000, 0.25) where they are short, else the exponent form (1e+20).
   const double a = x < 0 ? -x : x;
-  const auto format = (a == 0.0 || (a >= 1e-5 && a < 1e16)) ? std::chars_format::fixed
-                                                             : std::chars_format::general;
+  const auto format =
+      (a == 0.0 || (a >= 1e-5 && a < 1e16)) ? std::chars_format::fixed : std::chars_format::general;
   const auto res = std::to_chars(b, b + sizeof b, x, format);
   return std::string(b, static_cast<std::size_t>(res.ptr - b));
 }
@@ -237,15 +237,14 @@ config_echo echo_of(const rope_config& c, const config_draft& d, const draft_sou
     e.set_number("factor", s.factor,
                  "derived: max_position_embeddings / original_max_position_embeddings");
   }
-  const bool original = t == scaling_type::yarn || t == scaling_type::llama3 ||
-                        t == scaling_type::longrope;
+  const bool original =
+      t == scaling_type::yarn || t == scaling_type::llama3 || t == scaling_type::longrope;
   if (t == scaling_type::dynamic || t == scaling_type::longrope)
     e.set_uint("max_position_embeddings", s.max_position_embeddings,
                source_or(src.max_position_embeddings, def));
   if (original)
     e.set_uint("original_max_position_embeddings", s.original_max_position_embeddings,
-               source_or(src.original_max_position_embeddings,
-                         "default: max_position_embeddings"));
+               source_or(src.original_max_position_embeddings, "default: max_position_embeddings"));
   if (t == scaling_type::yarn) {
     e.set_number("beta_fast", s.beta_fast, source_or(src.beta_fast, def));
     e.set_number("beta_slow", s.beta_slow, source_or(src.beta_slow, def));

@@ -342,27 +342,21 @@ config_draft draft_from_gguf(const gguf_metadata& m, const std::string& source, 
 
   config_draft d;
   draft_sources src;
-  // Runs `read`, then labels `field` (if it set it) with the keys it read: the echo's source.
-  const auto labelled = [&](const auto& field, std::string& label, const auto& read) {
-    const std::set<std::string> before = used;
-    read();
-    if (!field) return;
-    std::string read_keys;
-    for (const std::string& k : used)
-      if (before.count(k) == 0) read_keys += (read_keys.empty() ? "" : ", ") + k;
-    if (!read_keys.empty()) label = "gguf " + source + " " + read_keys;
-  };
-  labelled(d.base, src.base, [&] { d.base = f.number(a + "rope.freq_base"); });
-  std::optional<std::uint32_t> rotary;
-  labelled(d.rotary, src.rotary, [&] {
-    rotary = f.positive_int(a + "rope.dimension_count", max_head_dim);
-    if (rotary) d.rotary = rotary_width::absolute(*rotary);
-  });
-  labelled(d.head_dim, src.head_dim, [&] {
+  // The echo's source of each field: "gguf FILE KEY".
+  const std::string g = "gguf " + source + " ";
+  d.base = f.number(a + "rope.freq_base");
+  if (d.base) src.base = g + a + "rope.freq_base";
+  const auto rotary = f.positive_int(a + "rope.dimension_count", max_head_dim);
+  if (rotary) {
+    d.rotary = rotary_width::absolute(*rotary);
+    src.rotary = g + a + "rope.dimension_count";
+  }
   if (*arch == "deepseek2" && rotary) {
     d.head_dim = rotary;
+    src.head_dim = g + a + "rope.dimension_count";
   } else if (const auto k = f.positive_int(a + "attention.key_length", max_head_dim)) {
     d.head_dim = k;
+    src.head_dim = g + a + "attention.key_length";
   } else {
     const auto embedding = f.positive_int(a + "embedding_length");
     const gguf_value* heads_value = f.find(a + "attention.head_count");
@@ -379,23 +373,22 @@ config_draft draft_from_gguf(const gguf_metadata& m, const std::string& source, 
       invalid("posenc: " + source + ": embedding_length / attention.head_count must be in [1, " +
               std::to_string(max_head_dim) + "]");
     d.head_dim = hd;
+    src.head_dim = g + a + "embedding_length / " + a + "attention.head_count";
   }
-  });
-  if (*arch == "deepseek2" && rotary) src.head_dim = "gguf " + source + " " + a + "rope.dimension_count";
   if (*arch == "gptj" || *arch == "deepseek2") {
     d.layout = rope_layout::interleaved;
-    src.layout = "gguf " + source + " general.architecture";
+    src.layout = g + "general.architecture";
   }
-  labelled(d.max_position_embeddings, src.max_position_embeddings,
-           [&] { d.max_position_embeddings = f.positive_int(a + "context_length"); });
+  d.max_position_embeddings = f.positive_int(a + "context_length");
+  if (d.max_position_embeddings) src.max_position_embeddings = g + a + "context_length";
 
   const auto type = f.string(a + "rope.scaling.type");
-  const std::set<std::string> before_factor = used;
   auto factor = f.number(a + "rope.scaling.factor");
-  if (!factor) factor = f.number(a + "rope.scale_linear");
-  std::string factor_key;
-  for (const std::string& k : used)
-    if (before_factor.count(k) == 0) factor_key = k;
+  std::string factor_key = a + "rope.scaling.factor";
+  if (!factor) {
+    factor = f.number(a + "rope.scale_linear");
+    factor_key = a + "rope.scale_linear";
+  }
   // llama.cpp reads a missing type as linear and a missing or zero factor as 1 (no scaling).
   if (factor && *factor == 0.0) factor.reset();
   const std::string t = type ? *type : (factor && *factor != 1.0 ? "linear" : "none");
@@ -420,9 +413,10 @@ config_draft draft_from_gguf(const gguf_metadata& m, const std::string& source, 
     f.fail(a + "rope.scaling.type",
            "'" + printable(t) + "' is not supported (none, linear, yarn, longrope)");
   }
-  const std::string g = "gguf " + source + " ";
-  if (type) src.scaling = g + a + "rope.scaling.type";
-  else if (d.factor) src.scaling = g + factor_key;
+  if (type)
+    src.scaling = g + a + "rope.scaling.type";
+  else if (d.factor)
+    src.scaling = g + factor_key;
   if (d.factor) src.factor = g + factor_key;
   if (d.original_max_position_embeddings)
     src.original_max_position_embeddings = g + a + "rope.scaling.original_context_length";

@@ -378,15 +378,14 @@ config_draft draft_of(const json& root, const std::string& source, const source_
 
   config_draft d;
   draft_sources src;
-  // Runs `read`, then labels `field` (if it set it) with the keys it read: the echo's source.
-  const auto labelled = [&](const auto& field, std::string& label, const auto& read) {
-    const std::set<std::string> before = used;
-    read();
-    if (!field) return;
+  // Labels `field` (if set) with the keys read since `before` was taken: the echo's source.
+  std::set<std::string> before = used;
+  const auto label_read = [&](const auto& field, std::string& label) {
     std::string read_keys;
     for (const std::string& k : used)
       if (before.count(k) == 0) read_keys += (read_keys.empty() ? "" : ", ") + k;
-    if (!read_keys.empty()) label = "config " + source + " " + read_keys;
+    if (field && !read_keys.empty()) label = "config " + source + " " + read_keys;
+    before = used;
   };
 
   // base; a per-layer-type entry without rope_theta takes the top-level one (HF v5
@@ -394,25 +393,23 @@ config_draft draft_of(const json& root, const std::string& source, const source_
   // (configuration_gemma3.py).
   const bool local = choice.gemma3_local ||
                      (choice.layer_type == "sliding_attention" && top.has("rope_local_base_freq"));
-  labelled(d.base, src.base, [&] {
-    if (rope && rope->has("rope_theta")) {
-      d.base = rope->number("rope_theta");
-    } else if (local) {
-      d.base = top.number("rope_local_base_freq");
-      known.insert(prefix + "rope_theta");
-    } else if (top.has("rope_theta")) {
-      d.base = top.number("rope_theta");
-    } else {
-      d.base = top.number("rotary_emb_base");
-    }
-  });
+  if (rope && rope->has("rope_theta")) {
+    d.base = rope->number("rope_theta");
+  } else if (local) {
+    d.base = top.number("rope_local_base_freq");
+    known.insert(prefix + "rope_theta");
+  } else if (top.has("rope_theta")) {
+    d.base = top.number("rope_theta");
+  } else {
+    d.base = top.number("rotary_emb_base");
+  }
+  label_read(d.base, src.base);
   // Understood, though not used here: the base of the other layer type, a top-level rope_theta
   // that the rope dict's overrides.
   if (!choice.layer_type.empty()) known.insert(prefix + "rope_local_base_freq");
   if (rope && rope->has("rope_theta")) known.insert(prefix + "rope_theta");
 
   // head_dim; DeepSeek's multi-head latent attention rotates a qk_rope_head_dim slice only.
-  labelled(d.head_dim, src.head_dim, [&] {
   if (top.has("qk_rope_head_dim")) {
     d.head_dim = top.positive_int("qk_rope_head_dim", max_head_dim);
   } else if (top.has("head_dim")) {
@@ -431,7 +428,7 @@ config_draft draft_of(const json& root, const std::string& source, const source_
               std::to_string(max_head_dim) + "]");
     d.head_dim = hd;
   }
-  });
+  label_read(d.head_dim, src.head_dim);
   if (!top.has("qk_rope_head_dim") && !top.has("head_dim")) {
     const char* hidden_key = top.has("hidden_size") ? "hidden_size" : "n_embd";
     const char* heads_key = top.has("num_attention_heads") ? "num_attention_heads" : "n_head";
@@ -444,7 +441,6 @@ config_draft draft_of(const json& root, const std::string& source, const source_
     if (x && !(*x > 0.0 && *x <= 1.0)) f.fail(key, "must be in (0, 1]");
     return x;
   };
-  labelled(d.rotary, src.rotary, [&] {
   if (const auto r = top.positive_int("rotary_dim")) {
     d.rotary = rotary_width::absolute(*r);
   } else if (const auto f = rope ? fraction(*rope, "partial_rotary_factor") : std::nullopt) {
@@ -454,12 +450,11 @@ config_draft draft_of(const json& root, const std::string& source, const source_
   } else if (const auto h = fraction(top, "rotary_pct")) {
     d.rotary = rotary_width::fraction(*h);
   }
-  });
+  label_read(d.rotary, src.rotary);
 
   // layout: GPT-J (rotate_every_two) and DeepSeek-V2/V3 (their rope slice) rotate interleaved
   // pairs; HF models otherwise rotate halves. DeepSeek-V3's rope_interleave says which
   // (transformers, models/deepseek_v3/modeling_deepseek_v3.py).
-  labelled(d.layout, src.layout, [&] {
   if (const auto interleave = top.boolean("rope_interleave")) {
     d.layout = *interleave ? rope_layout::interleaved : rope_layout::half;
   } else if (const auto model_type = top.string("model_type");
@@ -467,10 +462,10 @@ config_draft draft_of(const json& root, const std::string& source, const source_
                             *model_type == "deepseek_v3")) {
     d.layout = rope_layout::interleaved;
   }
-  });
+  label_read(d.layout, src.layout);
 
-  labelled(d.max_position_embeddings, src.max_position_embeddings,
-           [&] { d.max_position_embeddings = top.positive_int("max_position_embeddings"); });
+  d.max_position_embeddings = top.positive_int("max_position_embeddings");
+  label_read(d.max_position_embeddings, src.max_position_embeddings);
   read_scaling(top, choice, d);
   // The scaling's fields have the names of their keys: the rope dict's, else (Phi-3's
   // original_max_position_embeddings) the top level's.

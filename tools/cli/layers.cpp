@@ -261,7 +261,8 @@ void write_layers(std::ostream& out, const model_config& m, output_format f,
     return;
   }
   if (f == output_format::json) {
-    out << "{\"config\": " << echo_json(echo) << ",\n\"num_hidden_layers\": " << m.num_hidden_layers << ", \"tables\": [";
+    out << "{\"config\": " << echo_json(echo) << ",\n\"num_hidden_layers\": " << m.num_hidden_layers
+        << ", \"tables\": [";
     for (std::uint32_t k = 0; k < t.count; ++k) {
       const rope_config& c = t.rope[k];
       out << (k ? ", " : "") << "{\"head_dim\": " << c.head_dim

@@ -300,8 +300,8 @@ invocation parse_args(std::span<const std::string_view> args) {
     config_draft before = std::move(inv.flags);
     inv.flags = {};
     f->set(inv, read_value(*f, r));
-    inv.flag_sources =
-        overlay_sources(std::move(inv.flag_sources), inv.flags, label_fields(inv.flags, "flag " + std::string(f->name)));
+    inv.flag_sources = overlay_sources(std::move(inv.flag_sources), inv.flags,
+                                       label_fields(inv.flags, "flag " + std::string(f->name)));
     inv.flags = overlay(std::move(before), inv.flags);
   }
 

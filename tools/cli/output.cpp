@@ -224,13 +224,14 @@ std::string echo_json(const config_echo& e) {
   std::string out = "{";
   for (const echo_entry& x : e.entries) {
     if (out.size() > 1) out += ", ";
-    out += json_quote(x.name) + ": {\"value\": " + x.json + ", \"source\": " +
-           json_quote(x.source) + "}";
+    out += json_quote(x.name) + ": {\"value\": " + x.json +
+           ", \"source\": " + json_quote(x.source) + "}";
   }
   if (!e.file.empty()) {
     if (out.size() > 1) out += ", ";
-    out += "\"keys\": {\"source\": " + json_quote(e.file) + ", \"used\": " +
-           json_list(e.keys_used) + ", \"not_used\": " + json_list(e.keys_not_used) + "}";
+    out += "\"keys\": {\"source\": " + json_quote(e.file) +
+           ", \"used\": " + json_list(e.keys_used) +
+           ", \"not_used\": " + json_list(e.keys_not_used) + "}";
   }
   return out + "}";
 }
@@ -264,7 +265,8 @@ void write_freqs(std::ostream& out, const freqs_result& r, output_format f,
   const std::size_t n = r.inv_freq.size();
   switch (f) {
     case output_format::json:
-      w << "{\"config\": " << echo_json(echo) << ",\n\"rotary_dim\": " << std::uint64_t{r.rotary_dim} << ", \"inv_freq\": [";
+      w << "{\"config\": " << echo_json(echo)
+        << ",\n\"rotary_dim\": " << std::uint64_t{r.rotary_dim} << ", \"inv_freq\": [";
       for (std::size_t i = 0; i < n; ++i) {
         if (i > 0) w << ", ";
         w.f32(r.inv_freq[i]);

@@ -42,8 +42,7 @@ ramp_result compute_ramp(const rope_config& c) {
   return r;
 }
 
-void write_ramp(std::ostream& out, const ramp_result& r, output_format f,
-                const config_echo& echo) {
+void write_ramp(std::ostream& out, const ramp_result& r, output_format f, const config_echo& echo) {
   out << echo_prefix(echo, f);
   const bool yarn = r.scaling == scaling_type::yarn;
   const char* source = yarn ? "ramp_factor" : "smooth_factor";
