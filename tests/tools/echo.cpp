@@ -474,3 +474,18 @@ TEST_CASE("echo: layers, the config class's defaults and the per-layer keys", "[
           json::parse(R"({"value": 10000, "source": "preset gemma-3-4b"})"));
   }
 }
+
+TEST_CASE("echo: accuracy's JSON has the same first line", "[echo]") {
+  const result r = run_cli({"accuracy", "--head-dim", "8", "--positions", "5", "--base", "0.5e6"});
+  REQUIRE(r.status == 0);
+  CHECK(config_line(r.out) ==
+        R"({"config": {"head_dim": {"value": 8, "source": "flag --head-dim"}, )"
+        R"("rotary_dim": {"value": 8, "source": "default: head_dim"}, )"
+        R"("base": {"value": 500000, "source": "flag --base"}, )"
+        R"("layout": {"value": "half", "source": "default"}, )"
+        R"("scaling": {"value": "none", "source": "default"}, )"
+        R"("seq_len": {"value": 0, "source": "default"}},)");
+  const nlohmann::ordered_json j = nlohmann::ordered_json::parse(r.out);
+  CHECK(j.begin().key() == "config");
+  CHECK(j.at("positions").size() == 1u);
+}

@@ -181,7 +181,6 @@ void write_accuracy(std::ostream& out, const accuracy_result& r, output_format f
   out << echo_prefix(echo, f);
   if (f == output_format::json) {
     nlohmann::ordered_json j;
-    j["config"] = nlohmann::ordered_json::parse(echo_json(echo));
     j["rotary_dim"] = r.rotary_dim;
     j["attention_factor"] = r.attention_factor;
     j["exact"] = "double-double (error < 1e-25)";
@@ -195,7 +194,8 @@ void write_accuracy(std::ostream& out, const accuracy_result& r, output_format f
           a.ggml ? nlohmann::ordered_json(*a.ggml) : nlohmann::ordered_json(nullptr);
       j["positions"].push_back(e);
     }
-    out << j.dump(2) << '\n';
+    // The echo as every command writes it, on the first line; then the object's other members.
+    out << "{\"config\": " << echo_json(echo) << "," << j.dump(2).substr(1) << '\n';
     return;
   }
   if (f == output_format::csv) {
