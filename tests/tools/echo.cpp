@@ -346,14 +346,22 @@ TEST_CASE("echo: apply's head_dim and seq_len from the input", "[echo]") {
                                            "4", "--original-max", "16", "--no-scale-cos-sin"}));
   CHECK(unscaled.at("attention_factor") ==
         json::parse(R"({"value": 1, "source": "flag --no-scale-cos-sin"})"));
+  CHECK(unscaled.at("scale_cos_sin") ==
+        json::parse(R"({"value": false, "source": "flag --no-scale-cos-sin"})"));
+  CHECK(c.at("scale_cos_sin") == json::parse(R"({"value": true, "source": "default"})"));
+  CHECK(c.at("shape_order") == json::parse(R"({"value": "THD", "source": "default"})"));
+  CHECK(config_of(run_cli({"apply", "--input", p, "--shape-order", "THD"})).at("shape_order") ==
+        json::parse(R"({"value": "THD", "source": "flag --shape-order"})"));
   // CSV: the header, then the rows.
   const std::vector<std::string> lines =
       lines_of(run_cli({"apply", "--input", p, "--format", "csv"}).out);
-  REQUIRE(lines.size() == 6u + 1u + 2u);
+  REQUIRE(lines.size() == 8u + 1u + 2u);
   CHECK(lines[0] == "# head_dim = 4 (input " + p + " last dimension)");
   CHECK(lines[5] == "# seq_len = 8 (derived: max position + 1)");
-  CHECK(lines[6] == "token,position,head,y0,y1,y2,y3");
-  CHECK(lines[7].starts_with("0,3,0,"));
+  CHECK(lines[6] == "# shape_order = THD (default)");
+  CHECK(lines[7] == "# scale_cos_sin = true (default)");
+  CHECK(lines[8] == "token,position,head,y0,y1,y2,y3");
+  CHECK(lines[9].starts_with("0,3,0,"));
 }
 
 TEST_CASE("echo: the analysis commands, text and JSON", "[echo]") {

@@ -612,6 +612,11 @@ int run_apply(const invocation& inv, std::ostream& out) {
   if (!inv.seq_len_given) rc.echo.set_uint("seq_len", seq_len, "derived: max position + 1");
   if (rc.echo.find("attention_factor") != nullptr && !a.scale_cos_sin)
     rc.echo.set_number("attention_factor", 1.0, "flag --no-scale-cos-sin");
+  // How the input was read: its dimensions, and whether cos and sin carry the attention factor.
+  rc.echo.set_text("shape_order", std::string(shape_order_names(q.order)),
+                   a.order ? "flag --shape-order" : "default");
+  rc.echo.set_bool("scale_cos_sin", a.scale_cos_sin,
+                   a.scale_cos_sin ? "default" : "flag --no-scale-cos-sin");
   const apply_result rq = compute_apply(c, q, seq_len);
   std::optional<apply_result> rk;
   if (k) rk = compute_apply(c, *k, seq_len);
