@@ -497,3 +497,21 @@ TEST_CASE("echo: accuracy's JSON has the same first line", "[echo]") {
   CHECK(j.begin().key() == "config");
   CHECK(j.at("positions").size() == 1u);
 }
+
+TEST_CASE("echo: an unknown key in v5 rope_parameters is warned about and listed", "[echo]") {
+  const scratch_file f("v5.json", R"({"head_dim": 32, "rope_parameters": {"rope_type": "default",
+                                      "rope_theta": 20000.0, "rope_wobble": 2}})");
+  const std::string& p = f.path();
+  const result r = run_cli({"freqs", "--hf-config", p, "--format", "csv"});
+  REQUIRE(r.status == 0);
+  CHECK(r.err == "posenc: warning: " + p + ": rope key rope_parameters.rope_wobble is not used\n");
+  const std::vector<std::string> lines = lines_of(r.out);
+  REQUIRE(lines.size() == 8u + 1u + 16u);
+  CHECK(lines[2] == "# base = 20000 (config " + p + " rope_parameters.rope_theta)");
+  CHECK(lines[4] == "# scaling = none (config " + p + " rope_parameters.rope_type)");
+  CHECK(lines[6] == "# keys used (config " + p +
+                        "): head_dim rope_parameters rope_parameters.rope_theta "
+                        "rope_parameters.rope_type");
+  CHECK(lines[7] == "# keys not used (config " + p + "): rope_parameters.rope_wobble");
+  CHECK(lines[8] == "i,inv_freq,inv_freq_f64");
+}
