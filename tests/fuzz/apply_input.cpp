@@ -40,7 +40,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (const float v : r.y)
       if (small && !std::isfinite(v)) posenc_fuzz::finding("apply gave a non-finite value");
     std::ostringstream out;
-    write_apply(out, r, output_format::json);
+    write_apply(out, r, output_format::json, config_echo{});
   } catch (const cli_error&) {
     // The expected rejection of invalid input.
   }

@@ -81,7 +81,7 @@ TEST_CASE("tools/analysis decay --csv: header, rows, f(r) == MPFR and published 
   const result r =
       run_cli({"decay", "--head-dim", "128", "--base", "10000", "--max-distance", "300", "--csv"});
   REQUIRE(r.status == 0);
-  const std::vector<std::string> lines = lines_of(r.out);
+  const std::vector<std::string> lines = lines_of(posenc_test::without_echo(r.out));
   REQUIRE(lines.size() == 302);
   CHECK(lines[0] == "distance,bound,window_mean");
   std::vector<double> f, m;
@@ -188,7 +188,7 @@ TEST_CASE("tools/analysis dials json == MPFR", "[analysis]") {
 
   const result c = run_cli({"dials", "--head-dim", "64", "--positions", "100", "--format", "csv"});
   REQUIRE(c.status == 0);
-  const std::vector<std::string> lines = lines_of(c.out);
+  const std::vector<std::string> lines = lines_of(posenc_test::without_echo(c.out));
   REQUIRE(lines.size() == 33);
   CHECK(lines[0] ==
         "pair,inv_freq,wavelength,turns,never_turns,default_inv_freq,default_wavelength,"
@@ -199,7 +199,7 @@ TEST_CASE("tools/analysis ramp: llama3 bands and yarn range as published", "[ana
   const result r = run_cli({"ramp", "--head-dim", "128", "--base", "500000", "--scaling", "llama3",
                             "--factor", "8", "--original-max", "8192", "--format", "csv"});
   REQUIRE(r.status == 0);
-  const std::vector<std::string> lines = lines_of(r.out);
+  const std::vector<std::string> lines = lines_of(posenc_test::without_echo(r.out));
   REQUIRE(lines.size() == 65);
   CHECK(lines[0] == "pair,interpolation_weight,smooth_factor,inv_freq,default_inv_freq");
   for (std::size_t i = 0; i < 64; ++i) {

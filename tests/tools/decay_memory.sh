@@ -19,6 +19,6 @@ for form in "" "--csv" "--format json" "--svg $dir/plot.svg"; do
   fi
   echo "decay $form: $lines lines"
 done
-# the CSV has a header and one row per distance 0..N
-rows=$("$posenc" decay --head-dim 4 --max-distance "$n" --csv | wc -l)
+# the CSV has the echo's "# " lines, a header and one row per distance 0..N
+rows=$("$posenc" decay --head-dim 4 --max-distance "$n" --csv | grep -vc '^#')
 [ "$rows" -eq $((n + 2)) ] || { echo "FAIL: $rows CSV lines, expected $((n + 2))" >&2; exit 1; }

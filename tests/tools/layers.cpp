@@ -23,7 +23,7 @@ namespace {
 // The csv rows of `layers`: layer,encoding,attention,table,temperature_tuning.
 std::vector<std::vector<std::string>> rows_of(const cli_result& r) {
   std::vector<std::vector<std::string>> out;
-  const std::vector<std::string> lines = lines_of(r.out);
+  const std::vector<std::string> lines = lines_of(posenc_test::without_echo(r.out));
   REQUIRE(!lines.empty());
   CHECK(lines[0] == "layer,encoding,attention,table,temperature_tuning");
   for (std::size_t i = 1; i < lines.size(); ++i) out.push_back(split(lines[i], ','));
@@ -101,7 +101,7 @@ TEST_CASE("tools/layers: model presets", "[layers]") {
   // Text: one line per layer after the header.
   const cli_result t = run_cli({"layers", "--preset", "qwen2-vl-7b", "--format", "text"});
   REQUIRE(t.status == 0);
-  const auto lines = lines_of(t.out);
+  const auto lines = lines_of(posenc_test::without_echo(t.out));
   REQUIRE(lines.size() == 3 + 28);
   CHECK(lines[0] == "28 layers, 1 table");
   CHECK(lines[3].starts_with("0      mrope"));

@@ -50,7 +50,8 @@ float as_float(const json& v) {
 void check_freqs_json(const std::string& text, const rope_config& c, std::uint64_t seq_len = 0) {
   const json j = json::parse(text);
   REQUIRE(j.is_object());
-  CHECK(j.size() == 4u);
+  CHECK(j.size() == 5u);
+  CHECK(j.at("config").is_object());
   CHECK(j.at("rotary_dim").get<std::uint32_t>() == c.rotary_dim);
   const json& f32 = j.at("inv_freq");
   const json& f64 = j.at("inv_freq_f64");
@@ -150,7 +151,7 @@ TEST_CASE("table JSON equals sincos_of_product with the attention factor", "[run
                             "--factor", "4", "--original-max", "2048", "--positions", "100:110"});
   REQUIRE(r.status == 0);
   const json j = json::parse(r.out);
-  CHECK(j.size() == 3u);
+  CHECK(j.size() == 4u);
   const json& pos = j.at("positions");
   REQUIRE(pos.size() == 10u);
   const auto scale = posenc::attention_factor_dd(c);
@@ -204,25 +205,51 @@ TEST_CASE("CSV and text output", "[run][output]") {
   };
   const std::vector<output_case> cases = {
       {{"freqs", "--head-dim", "8", "--format", "csv"},
+       "# head_dim = 8 (flag --head-dim)\n"
+       "# rotary_dim = 8 (default: head_dim)\n"
+       "# base = 10000 (default)\n"
+       "# layout = half (default)\n"
+       "# scaling = none (default)\n"
+       "# seq_len = 0 (default)\n"
        "i,inv_freq,inv_freq_f64\n"
        "0,1,1\n"
        "1,0.100000001,0.10000000000000001\n"
        "2,0.00999999978,0.01\n"
        "3,0.00100000005,0.001\n"},
       {{"table", "--head-dim", "4", "--positions", "0:2", "--format", "csv"},
+       "# head_dim = 4 (flag --head-dim)\n"
+       "# rotary_dim = 4 (default: head_dim)\n"
+       "# base = 10000 (default)\n"
+       "# layout = half (default)\n"
+       "# scaling = none (default)\n"
+       "# seq_len = 0 (default)\n"
        "position,pair,cos,sin\n"
        "0,0,1,0\n"
        "0,1,1,0\n"
        "1,0,0.540302277,0.841470957\n"
        "1,1,0.999949992,0.00999983307\n"},
       {{"freqs", "--head-dim", "4", "--format", "text"},
+       "# head_dim = 4 (flag --head-dim)\n"
+       "# rotary_dim = 4 (default: head_dim)\n"
+       "# base = 10000 (default)\n"
+       "# layout = half (default)\n"
+       "# scaling = none (default)\n"
+       "# seq_len = 0 (default)\n"
+       "\n"
        "rotary_dim        4\n"
        "attention_factor  1\n"
        "\n"
        "pair  inv_freq (float32)        inv_freq (float64)\n"
        "   0                   1                         1\n"
        "   1       0.00999999978                      0.01\n"},
-      {{"table", "--head-dim", "4", "--positions", "9:11", "--format", "text"},
+      {{"table", "--head-dim", "4", "--positions", "9:11", "--format", "text", "--base", "1e4"},
+       "# head_dim = 4 (flag --head-dim)\n"
+       "# rotary_dim = 4 (default: head_dim)\n"
+       "# base = 10000 (flag --base)\n"
+       "# layout = half (default)\n"
+       "# scaling = none (default)\n"
+       "# seq_len = 0 (default)\n"
+       "\n"
        "position  pair               cos               sin\n"
        "       9     0       -0.91113025       0.412118495\n"
        "       9     1       0.995952725      0.0898785517\n"
@@ -417,11 +444,11 @@ TEST_CASE("presets through --preset", "[run][presets]") {
     const result f1 = run_cli({"freqs", "--hf-config", path});
     const result f2 = run_cli({"freqs", "--preset", preset});
     REQUIRE(f1.status == 0);
-    CHECK(f1.out == f2.out);
+    CHECK(posenc_test::without_echo(f1.out) == posenc_test::without_echo(f2.out));
     const result t1 = run_cli({"table", "--hf-config", path, "--positions", "0:9"});
     const result t2 = run_cli({"table", "--preset", preset, "--positions", "0:9"});
     REQUIRE(t1.status == 0);
-    CHECK(t1.out == t2.out);
+    CHECK(posenc_test::without_echo(t1.out) == posenc_test::without_echo(t2.out));
   }
   r = run_cli({"freqs", "--preset", "no-such-model"});
   CHECK(r.status == exit_usage);

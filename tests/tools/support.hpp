@@ -123,6 +123,24 @@ inline std::vector<std::string> lines_of(const std::string& s) {
   return out;
 }
 
+// An output without the echo of its configuration (docs/cli.md, "What was computed"): the
+// leading "# " lines of CSV and text (and the blank line after them in text), or the first line
+// of a JSON object, {"config": {...},\n. What the echo says is tested in echo.cpp.
+inline std::string without_echo(const std::string& s) {
+  if (s.starts_with("{\"config\": ")) {
+    const std::size_t nl = s.find('\n');
+    return nl == std::string::npos ? s : "{" + s.substr(nl + 1);
+  }
+  std::size_t at = 0;
+  while (s.compare(at, 2, "# ") == 0) {
+    const std::size_t nl = s.find('\n', at);
+    if (nl == std::string::npos) return s;
+    at = nl + 1;
+  }
+  if (at > 0 && s.compare(at, 1, "\n") == 0) ++at;
+  return s.substr(at);
+}
+
 // `s` cut at every `sep` (n separators give n + 1 fields).
 inline std::vector<std::string> split(const std::string& s, char sep) {
   std::vector<std::string> out;

@@ -176,7 +176,9 @@ accuracy_result compute_accuracy(const rope_config& c, std::span<const std::uint
   return r;
 }
 
-void write_accuracy(std::ostream& out, const accuracy_result& r, output_format f) {
+void write_accuracy(std::ostream& out, const accuracy_result& r, output_format f,
+                    const config_echo& echo) {
+  out << echo_prefix(echo, f);
   if (f == output_format::json) {
     nlohmann::ordered_json j;
     j["rotary_dim"] = r.rotary_dim;
@@ -192,7 +194,8 @@ void write_accuracy(std::ostream& out, const accuracy_result& r, output_format f
           a.ggml ? nlohmann::ordered_json(*a.ggml) : nlohmann::ordered_json(nullptr);
       j["positions"].push_back(e);
     }
-    out << j.dump(2) << '\n';
+    // The echo as every command writes it, on the first line; then the object's other members.
+    out << "{\"config\": " << echo_json(echo) << "," << j.dump(2).substr(1) << '\n';
     return;
   }
   if (f == output_format::csv) {
@@ -269,7 +272,7 @@ int run_accuracy(const invocation& inv, std::ostream& out) {
                               std::to_string(c.rotary_dim) + ", base " + format_double(c.base);
     svg::write_file(*inv.svg, accuracy_plot(s, title));
   }
-  write_accuracy(out, r, inv.format);
+  write_accuracy(out, r, inv.format, rc.echo);
   return exit_ok;
 }
 

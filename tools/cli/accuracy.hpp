@@ -74,7 +74,8 @@ accuracy_result compute_accuracy(const rope_config& c, std::span<const std::uint
 //       "hf_float32_angle", "ggml_running_product" (null when not emulated)}]}
 // csv  position,posenc,hf_float32_angle,ggml_running_product (empty when not emulated)
 // text aligned columns. Errors printed with 17 significant digits (json, csv) or 4 (text).
-void write_accuracy(std::ostream& out, const accuracy_result& r, output_format f);
+void write_accuracy(std::ostream& out, const accuracy_result& r, output_format f,
+                    const config_echo& echo);
 
 // The log-log plot of the three methods' errors against position.
 svg::plot accuracy_plot(const accuracy_result& r, const std::string& title);

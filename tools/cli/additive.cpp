@@ -43,15 +43,29 @@ void flush_piece(std::ostream& out, std::string& s) {
 }
 }  // namespace
 
-void write_alibi(std::ostream& out, const alibi_result& r, output_format f) {
-  std::string s;
+config_echo alibi_echo(const invocation& inv, const alibi_result& r) {
+  const additive_flags& e = inv.additive;
+  config_echo echo;
+  echo.set_uint("heads", r.config.heads, "flag --heads");
+  echo.set_uint("length", r.length, e.length ? "flag --positions" : "default");
+  echo.set_text("variant", std::string(alibi_variant_names(r.config.variant)),
+                e.variant ? "flag --variant" : "default");
+  echo.set_text("slopes_kind", std::string(alibi_slope_names(r.config.slopes)),
+                e.bloom ? "flag --bloom" : "default");
+  return echo;
+}
+
+void write_alibi(std::ostream& out, const alibi_result& r, output_format f,
+                 const config_echo& echo) {
+  std::string s = echo_prefix(echo, f);
   const std::size_t H = r.config.heads;
   const auto L = static_cast<std::size_t>(r.length);
   switch (f) {
     case output_format::json:
-      s += "{\"heads\": " + std::to_string(H) + ", \"variant\": \"" +
-           std::string(alibi_variant_names(r.config.variant)) + "\", \"slopes_kind\": \"" +
-           std::string(alibi_slope_names(r.config.slopes)) + "\",\n\"slopes\": [";
+      s += "{\"config\": " + echo_json(echo) + ",\n\"heads\": " + std::to_string(H) +
+           ", \"variant\": \"" + std::string(alibi_variant_names(r.config.variant)) +
+           "\", \"slopes_kind\": \"" + std::string(alibi_slope_names(r.config.slopes)) +
+           "\",\n\"slopes\": [";
       for (std::size_t h = 0; h < H; ++h) s += (h ? ", " : "") + format_float(r.slopes[h]);
       s += "]";
       if (L > 0) {
@@ -135,14 +149,33 @@ sinusoidal_result compute_sinusoidal(const invocation& inv) {
   return r;
 }
 
-void write_sinusoidal(std::ostream& out, const sinusoidal_result& r, output_format f) {
-  std::string s;
+config_echo sinusoidal_echo(const invocation& inv, const sinusoidal_result& r) {
+  const additive_flags& e = inv.additive;
+  config_echo echo;
+  echo.set_uint("dim", r.config.dim, "flag --head-dim");
+  echo.set_uint("positions", r.positions, "flag --positions");
+  echo.set_text("layout", std::string(sinusoidal_layout_names(r.config.layout)),
+                e.layout ? "flag --layout" : "default");
+  echo.set_number("base", r.config.base,
+                  inv.flags.base ? inv.flag_sources.base : std::string("default"));
+  if (r.config.padding_idx >= 0)
+    echo.set_uint("padding_idx", static_cast<std::uint64_t>(r.config.padding_idx),
+                  "flag --padding-idx");
+  else
+    echo.set({"padding_idx", "null", "none", "default"});
+  return echo;
+}
+
+void write_sinusoidal(std::ostream& out, const sinusoidal_result& r, output_format f,
+                      const config_echo& echo) {
+  std::string s = echo_prefix(echo, f);
   const std::size_t D = r.config.dim;
   const auto P = static_cast<std::size_t>(r.positions);
   switch (f) {
     case output_format::json:
-      s += "{\"dim\": " + std::to_string(D) + ", \"layout\": \"" +
-           std::string(sinusoidal_layout_names(r.config.layout)) + "\", \"padding_idx\": " +
+      s += "{\"config\": " + echo_json(echo) + ",\n\"dim\": " + std::to_string(D) +
+           ", \"layout\": \"" + std::string(sinusoidal_layout_names(r.config.layout)) +
+           "\", \"padding_idx\": " +
            (r.config.padding_idx >= 0 ? std::to_string(r.config.padding_idx) : "null") +
            ",\n\"table\": [";
       for (std::size_t p = 0; p < P; ++p) {
@@ -184,12 +217,14 @@ void write_sinusoidal(std::ostream& out, const sinusoidal_result& r, output_form
 }
 
 int run_alibi(const invocation& inv, std::ostream& out) {
-  write_alibi(out, compute_alibi(inv), inv.format);
+  const alibi_result r = compute_alibi(inv);
+  write_alibi(out, r, inv.format, alibi_echo(inv, r));
   return exit_ok;
 }
 
 int run_sinusoidal(const invocation& inv, std::ostream& out) {
-  write_sinusoidal(out, compute_sinusoidal(inv), inv.format);
+  const sinusoidal_result r = compute_sinusoidal(inv);
+  write_sinusoidal(out, r, inv.format, sinusoidal_echo(inv, r));
   return exit_ok;
 }
 

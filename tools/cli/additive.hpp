@@ -40,7 +40,11 @@ struct alibi_result {
 // inv: an alibi invocation as parse_args accepts it. Throws cli_error (exit 1) when the bias would
 // exceed max_additive_entries.
 alibi_result compute_alibi(const invocation& inv);
-void write_alibi(std::ostream& out, const alibi_result& r, output_format f);
+// The parameters of an alibi or sinusoidal invocation with their sources, as the RoPE commands
+// echo their configuration (docs/cli.md, "What was computed").
+config_echo alibi_echo(const invocation& inv, const alibi_result& r);
+void write_alibi(std::ostream& out, const alibi_result& r, output_format f,
+                 const config_echo& echo);
 
 struct sinusoidal_result {
   sinusoidal_config config;
@@ -51,7 +55,9 @@ struct sinusoidal_result {
 // inv: a sinusoidal invocation. Throws cli_error (exit 1) for an invalid configuration (e.g.
 // --base 1) or a table beyond max_additive_entries.
 sinusoidal_result compute_sinusoidal(const invocation& inv);
-void write_sinusoidal(std::ostream& out, const sinusoidal_result& r, output_format f);
+config_echo sinusoidal_echo(const invocation& inv, const sinusoidal_result& r);
+void write_sinusoidal(std::ostream& out, const sinusoidal_result& r, output_format f,
+                      const config_echo& echo);
 
 // The whole commands (compute, then write); return exit_ok. Throw cli_error.
 int run_alibi(const invocation& inv, std::ostream& out);

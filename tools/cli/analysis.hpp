@@ -71,7 +71,7 @@ decay_result compute_decay(const rope_config& c, std::uint64_t max_distance, std
                            svg::thinned_series* plot_points = nullptr, bool progress = false);
 // Writes r; csv and json evaluate f again.
 void write_decay(std::ostream& out, const decay_result& r, output_format f, bool text,
-                 bool progress = false);
+                 const config_echo& echo, bool progress = false);
 // Log-x plot of f(r) and of the window means for r = 1..N, without points: decay_plot_points
 // fills it from the thinned f(r) that compute_decay fed and r's window means.
 svg::plot decay_plot(std::uint32_t pairs, std::uint64_t max_distance);
@@ -97,7 +97,8 @@ struct dials_result {
 };
 
 dials_result compute_dials(const rope_config& c, std::uint64_t context, std::uint64_t seq_len);
-void write_dials(std::ostream& out, const dials_result& r, output_format f);
+void write_dials(std::ostream& out, const dials_result& r, output_format f,
+                 const config_echo& echo);
 // Wavelength per pair (log-y), scaled and default, and the context as a horizontal line.
 svg::plot dials_plot(const dials_result& r);
 
@@ -116,7 +117,7 @@ struct ramp_result {
 
 // Throws cli_error (exit 1) unless c's scaling is yarn or llama3.
 ramp_result compute_ramp(const rope_config& c);
-void write_ramp(std::ostream& out, const ramp_result& r, output_format f);
+void write_ramp(std::ostream& out, const ramp_result& r, output_format f, const config_echo& echo);
 svg::plot ramp_plot(const ramp_result& r);
 
 // The check's sample and distances for c: 64 sample triples (fewer for very wide heads, so that
@@ -127,7 +128,7 @@ svg::plot ramp_plot(const ramp_result& r);
 analysis::check_options check_options_for(const rope_config& c, std::uint64_t seq_len,
                                           std::uint64_t max_distance);
 void write_check(std::ostream& out, const analysis::check_report& r,
-                 const analysis::check_options& o, output_format f);
+                 const analysis::check_options& o, output_format f, const config_echo& echo);
 
 // The whole commands, each in its file (decay.cpp, dials.cpp, ramp.cpp, check.cpp); --svg FILE
 // is written before anything goes to `out`. They return exit_ok, and run_check exit_law_failed

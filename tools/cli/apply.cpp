@@ -468,11 +468,13 @@ std::size_t size_of(const apply_result& r) {
 }
 }  // namespace
 
-void write_apply(std::ostream& out, const apply_result& r, output_format f, const apply_result* k) {
+void write_apply(std::ostream& out, const apply_result& r, output_format f, const config_echo& echo,
+                 const apply_result* k) {
   // Handed to `out` in pieces of about 64 KiB: memory does not grow with the output (which is
   // about 13 bytes a number), and a failed write ends the command at the first piece.
   std::string s;
   s.reserve((std::size_t{1} << 16) + 4096);
+  s += echo_prefix(echo, f);
   const auto piece = [&] {
     if (s.size() >= (std::size_t{1} << 16)) {
       out.write(s.data(), static_cast<std::streamsize>(s.size()));
@@ -507,7 +509,7 @@ void write_apply(std::ostream& out, const apply_result& r, output_format f, cons
         }
         s += ']';
       };
-      s += "{\"y\": ";
+      s += "{\"config\": " + echo_json(echo) + ",\n\"y\": ";
       array(r);
       if (k != nullptr) {
         s += ", \"y_k\": ";
@@ -599,12 +601,22 @@ int run_apply(const invocation& inv, std::ostream& out) {
     k->positions = q.positions;
   }
   invocation with_dim = inv;
-  if (!inv.preset && !inv.hf_config && !inv.flags.head_dim)
+  if (!inv.preset && !inv.hf_config && !inv.flags.head_dim) {
     with_dim.flags.head_dim = static_cast<std::uint32_t>(q.head_dim);
-  const resolved_config rc = configure(with_dim);
+    with_dim.flag_sources.head_dim = "input " + printable(*inv.input) + " last dimension";
+  }
+  resolved_config rc = configure(with_dim);
   const rope_config c = rotation_config(rc.config(), a.scale_cos_sin);
   // HF's seq_len unless --seq-len gives one.
   const std::uint64_t seq_len = inv.seq_len_given ? inv.seq_len : hf_seq_len(q);
+  if (!inv.seq_len_given) rc.echo.set_uint("seq_len", seq_len, "derived: max position + 1");
+  if (rc.echo.find("attention_factor") != nullptr && !a.scale_cos_sin)
+    rc.echo.set_number("attention_factor", 1.0, "flag --no-scale-cos-sin");
+  // How the input was read: its dimensions, and whether cos and sin carry the attention factor.
+  rc.echo.set_text("shape_order", std::string(shape_order_names(q.order)),
+                   a.order ? "flag --shape-order" : "default");
+  rc.echo.set_bool("scale_cos_sin", a.scale_cos_sin,
+                   a.scale_cos_sin ? "default" : "flag --no-scale-cos-sin");
   const apply_result rq = compute_apply(c, q, seq_len);
   std::optional<apply_result> rk;
   if (k) rk = compute_apply(c, *k, seq_len);
@@ -613,7 +625,7 @@ int run_apply(const invocation& inv, std::ostream& out) {
     if (rk) write_npy(*a.output_k, *rk);
     return exit_ok;
   }
-  write_apply(out, rq, inv.format, rk ? &*rk : nullptr);
+  write_apply(out, rq, inv.format, rc.echo, rk ? &*rk : nullptr);
   return exit_ok;
 }
 

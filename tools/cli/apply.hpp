@@ -99,8 +99,9 @@ std::uint64_t hf_seq_len(const apply_input& in);
 // finite in the tensor's dtype.
 apply_result compute_apply(const rope_config& c, const apply_input& in, std::uint64_t seq_len);
 
-// JSON {"y": [...]} (and "y_k" for k), CSV or text. csv and text take one tensor (k null).
-void write_apply(std::ostream& out, const apply_result& r, output_format f,
+// JSON {"config": {...}, "y": [...]} (and "y_k" for k), CSV or text (after the echo's header).
+// csv and text take one tensor (k null).
+void write_apply(std::ostream& out, const apply_result& r, output_format f, const config_echo& echo,
                  const apply_result* k = nullptr);
 
 // The whole `apply` command: input, configuration (head_dim defaults to shape[2] when no flag,

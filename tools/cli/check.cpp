@@ -38,7 +38,8 @@ analysis::check_options check_options_for(const rope_config& c, std::uint64_t se
 }
 
 void write_check(std::ostream& out, const analysis::check_report& r,
-                 const analysis::check_options& o, output_format f) {
+                 const analysis::check_options& o, output_format f, const config_echo& echo) {
+  out << echo_prefix(echo, f);
   if (f == output_format::csv) {
     out << "law,worst,limit,pass,samples\n";
     for (const analysis::law_result& l : r.laws)
@@ -47,8 +48,9 @@ void write_check(std::ostream& out, const analysis::check_report& r,
     return;
   }
   if (f == output_format::json) {
-    out << "{\"all_pass\": " << json_bool(r.all_pass()) << ", \"samples\": " << o.samples
-        << ", \"seed\": " << o.seed << ", \"decay_distance\": " << o.decay_distance
+    out << "{\"config\": " << echo_json(echo) << ",\n\"all_pass\": " << json_bool(r.all_pass())
+        << ", \"samples\": " << o.samples << ", \"seed\": " << o.seed
+        << ", \"decay_distance\": " << o.decay_distance
         << ", \"dyadic_windows\": " << o.dyadic_windows << ", \"laws\": [";
     for (std::size_t i = 0; i < r.laws.size(); ++i) {
       const analysis::law_result& l = r.laws[i];
@@ -98,7 +100,7 @@ int run_check(const invocation& inv, std::ostream& out) {
             " steps; lower --max-distance or --head-dim / --rotary-dim, or raise the budget with "
             "--work-limit N");
   const analysis::check_report r = analysis::check_laws(c, o);
-  write_check(out, r, o, inv.analysis.format_given ? inv.format : output_format::text);
+  write_check(out, r, o, inv.analysis.format_given ? inv.format : output_format::text, rc.echo);
   return r.all_pass() ? exit_ok : exit_law_failed;
 }
 

@@ -20,7 +20,7 @@ namespace {
 
 int run_freqs(const invocation& inv, std::ostream& out) {
   const resolved_config rc = configure(inv);
-  write_freqs(out, compute_freqs(rc.config(), inv.seq_len), inv.format);
+  write_freqs(out, compute_freqs(rc.config(), inv.seq_len), inv.format, rc.echo);
   return exit_ok;
 }
 
@@ -28,7 +28,7 @@ int run_table(const invocation& inv, std::ostream& out) {
   const resolved_config rc = configure(inv);
   // parse_args has checked that the positions are consecutive.
   const position_range r{inv.positions->first, inv.positions->last};
-  write_table(out, compute_table(rc.config(), r, inv.seq_len), inv.format);
+  write_table(out, compute_table(rc.config(), r, inv.seq_len), inv.format, rc.echo);
   return exit_ok;
 }
 

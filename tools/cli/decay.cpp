@@ -133,10 +133,10 @@ decay_result compute_decay(const rope_config& c, std::uint64_t max_distance, std
 }
 
 void write_decay(std::ostream& out, const decay_result& r, output_format f, bool text,
-                 bool progress) {
-  std::string s;
+                 const config_echo& echo, bool progress) {
+  std::string s = echo_prefix(echo, text ? output_format::text : f);
   if (!text && f == output_format::csv) {
-    s = "distance,bound,window_mean\n";
+    s += "distance,bound,window_mean\n";
     each_bound(r, progress, [&](std::uint64_t d, double v) {
       s += std::to_string(d);
       s += ',';
@@ -150,7 +150,8 @@ void write_decay(std::ostream& out, const decay_result& r, output_format f, bool
     return;
   }
   if (!text && f == output_format::json) {
-    out << "{\"pairs\": " << r.pairs << ", \"max_distance\": " << r.max_distance
+    out << "{\"config\": " << echo_json(echo) << ",\n\"pairs\": " << r.pairs
+        << ", \"max_distance\": " << r.max_distance
         << ", \"error_bound\": " << format_double(r.error_bound) << ", \"dyadic_means\": [";
     for (std::size_t k = 0; k < r.dyadic_means.size(); ++k)
       out << (k ? ", " : "") << "{\"k\": " << k << ", \"first\": " << (std::uint64_t{1} << k)
@@ -174,7 +175,8 @@ void write_decay(std::ostream& out, const decay_result& r, output_format f, bool
     out << "]}\n";
     return;
   }
-  // Text summary.
+  // Text summary, after the echo's header.
+  out << s;
   std::size_t means_decrease = 0;  // M_0 > ... > M_k for k <= means_decrease
   while (means_decrease + 1 < r.dyadic_means.size() &&
          r.dyadic_means[means_decrease + 1] < r.dyadic_means[means_decrease])
@@ -239,7 +241,7 @@ int run_decay(const invocation& inv, std::ostream& out) {
     decay_plot_points(*plot, *f_points, r);
     svg::write_file(*inv.svg, *plot);
   }
-  write_decay(out, r, inv.format, !inv.analysis.format_given, true);
+  write_decay(out, r, inv.format, !inv.analysis.format_given, rc.echo, true);
   return exit_ok;
 }
 

@@ -35,7 +35,9 @@ dials_result compute_dials(const rope_config& c, std::uint64_t context, std::uin
   return r;
 }
 
-void write_dials(std::ostream& out, const dials_result& r, output_format f) {
+void write_dials(std::ostream& out, const dials_result& r, output_format f,
+                 const config_echo& echo) {
+  out << echo_prefix(echo, f);
   const std::size_t n = r.scaled.size();
   if (f == output_format::csv) {
     out << "pair,inv_freq,wavelength,turns,never_turns,default_inv_freq,default_wavelength,"
@@ -51,8 +53,9 @@ void write_dials(std::ostream& out, const dials_result& r, output_format f) {
     return;
   }
   if (f == output_format::json) {
-    out << "{\"context\": " << r.context << ", \"rotary_dim\": " << r.rotary_dim
-        << ", \"base\": " << format_double(r.base) << ", \"scaling\": \"" << scaling_name(r.scaling)
+    out << "{\"config\": " << echo_json(echo) << ",\n\"context\": " << r.context
+        << ", \"rotary_dim\": " << r.rotary_dim << ", \"base\": " << format_double(r.base)
+        << ", \"scaling\": \"" << scaling_name(r.scaling)
         << "\", \"slowest_wavelength\": " << format_double(r.slowest_wavelength)
         << ", \"default_slowest_wavelength\": " << format_double(r.default_slowest_wavelength)
         << ", \"pairs_never_turning\": " << r.never_turning
@@ -135,7 +138,7 @@ int run_dials(const invocation& inv, std::ostream& out) {
   svg::plot p = dials_plot(r);
   p.title += ", " + config_title(c);
   if (inv.svg) svg::write_file(*inv.svg, p);
-  write_dials(out, r, inv.format);
+  write_dials(out, r, inv.format, rc.echo);
   return exit_ok;
 }
 

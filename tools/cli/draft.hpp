@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace posenc::cli {
@@ -49,6 +50,57 @@ struct config_draft {
 // `base` with every field that `over` sets replaced by over's.
 config_draft overlay(config_draft base, const config_draft& over);
 
+// Where each field of a draft came from, one label a field (docs/cli.md, "What was computed"):
+// "preset NAME", "config FILE KEY" (--hf-config), "gguf FILE KEY", "flag --X"; empty when unset.
+struct draft_sources {
+  std::string head_dim, rotary, base, layout, scaling, factor, original_max_position_embeddings,
+      max_position_embeddings, beta_fast, beta_slow, truncate, mscale, mscale_all_dim,
+      attention_factor, low_freq_factor, high_freq_factor, short_factor, long_factor;
+  bool operator==(const draft_sources&) const = default;
+};
+
+// `label` for every field that `d` sets.
+draft_sources label_fields(const config_draft& d, const std::string& label);
+
+// `base` with the label of every field that `over` sets replaced by over_sources'.
+draft_sources overlay_sources(draft_sources base, const config_draft& over,
+                              const draft_sources& over_sources);
+
+// One value of the resolved configuration and where it came from, as a command echoes it:
+// `json` is the value as JSON, `text` as CSV/text headers print it.
+struct echo_entry {
+  std::string name;
+  std::string json;
+  std::string text;
+  std::string source;
+  bool operator==(const echo_entry&) const = default;
+};
+
+// What a command computed with, in order (docs/cli.md, "What was computed"). One writer prints it
+// for every command and format (output.hpp: echo_json, echo_header).
+struct config_echo {
+  std::vector<echo_entry> entries;
+  // The file read (--hf-config, --gguf), printable; empty when none. Then the keys it had.
+  std::string file;
+  std::vector<std::string> keys_used;
+  std::vector<std::string> keys_not_used;
+
+  // Appends, or replaces the entry of the same name.
+  void set_uint(const std::string& name, std::uint64_t v, const std::string& source);
+  void set_number(const std::string& name, double v, const std::string& source);
+  void set_bool(const std::string& name, bool v, const std::string& source);
+  void set_text(const std::string& name, const std::string& v, const std::string& source);
+  void set_list(const std::string& name, const std::vector<double>& v, const std::string& source);
+  void set(echo_entry e);
+  // The entry of that name, or nullptr.
+  const echo_entry* find(const std::string& name) const;
+};
+
+// A JSON string literal of `s` (quotes, backslashes and control characters escaped).
+std::string json_quote(const std::string& s);
+// The shortest decimal text that reads back to `x` (std::to_chars), for the echo.
+std::string shortest_double(double x);
+
 // Every field of a complete configuration (a preset), except the scaling fields when the scaling
 // is none, and a longrope factor that equals max_position_embeddings / original (left to derive).
 config_draft draft_from_config(const rope_config& c);
@@ -60,6 +112,8 @@ class resolved_config {
   resolved_config(const rope_config& c, std::vector<double> short_factor,
                   std::vector<double> long_factor);
   rope_config config() const;
+  // The resolved values with their sources (resolve fills it; commands add their own entries).
+  config_echo echo;
 
  private:
   rope_config config_;
@@ -75,7 +129,8 @@ class resolved_config {
 //           max_position_embeddings / original_max_position_embeddings
 //   the rest: the defaults of posenc::rope_scaling (beta 32/1, truncate, llama3 1/4, ...)
 // Throws cli_error: exit 2 when head_dim is missing, exit 1 when the configuration is invalid
-// (with the text of posenc::message(validate(c)) for the library's rules).
-resolved_config resolve(const config_draft& d);
+// (with the text of posenc::message(validate(c)) for the library's rules). The echo names each
+// value's source from `sources`, "default" for a default and "derived: ..." for a derivation.
+resolved_config resolve(const config_draft& d, const draft_sources& sources = {});
 
 }  // namespace posenc::cli

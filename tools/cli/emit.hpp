@@ -45,7 +45,10 @@ struct table_accuracy {
 // The header text. c must be valid; f as parse_args checks it. Throws cli_error: exit 1 when the
 // table would exceed max_emit_entries or its values do not fit in float32, exit 2 for a --name
 // that is not a usable identifier.
-std::string emit_header(const rope_config& c, const emit_flags& f, std::uint64_t seq_len);
+// `echo`, if given, adds the resolved values with their sources to the leading comment (the
+// "# NAME = V (S)" lines of output.hpp's echo_header, "*/" broken up).
+std::string emit_header(const rope_config& c, const emit_flags& f, std::uint64_t seq_len,
+                        const config_echo* echo = nullptr);
 
 // The whole `emit` command: configuration, header, output. Returns exit_ok; throws cli_error.
 int run_emit(const invocation& inv, std::ostream& out);

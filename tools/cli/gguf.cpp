@@ -341,13 +341,22 @@ config_draft draft_from_gguf(const gguf_metadata& m, const std::string& source, 
   std::vector<std::string> warnings;
 
   config_draft d;
+  draft_sources src;
+  // The echo's source of each field: "gguf FILE KEY".
+  const std::string g = "gguf " + source + " ";
   d.base = f.number(a + "rope.freq_base");
+  if (d.base) src.base = g + a + "rope.freq_base";
   const auto rotary = f.positive_int(a + "rope.dimension_count", max_head_dim);
-  if (rotary) d.rotary = rotary_width::absolute(*rotary);
+  if (rotary) {
+    d.rotary = rotary_width::absolute(*rotary);
+    src.rotary = g + a + "rope.dimension_count";
+  }
   if (*arch == "deepseek2" && rotary) {
     d.head_dim = rotary;
+    src.head_dim = g + a + "rope.dimension_count";
   } else if (const auto k = f.positive_int(a + "attention.key_length", max_head_dim)) {
     d.head_dim = k;
+    src.head_dim = g + a + "attention.key_length";
   } else {
     const auto embedding = f.positive_int(a + "embedding_length");
     const gguf_value* heads_value = f.find(a + "attention.head_count");
@@ -364,13 +373,22 @@ config_draft draft_from_gguf(const gguf_metadata& m, const std::string& source, 
       invalid("posenc: " + source + ": embedding_length / attention.head_count must be in [1, " +
               std::to_string(max_head_dim) + "]");
     d.head_dim = hd;
+    src.head_dim = g + a + "embedding_length / " + a + "attention.head_count";
   }
-  if (*arch == "gptj" || *arch == "deepseek2") d.layout = rope_layout::interleaved;
+  if (*arch == "gptj" || *arch == "deepseek2") {
+    d.layout = rope_layout::interleaved;
+    src.layout = g + "general.architecture";
+  }
   d.max_position_embeddings = f.positive_int(a + "context_length");
+  if (d.max_position_embeddings) src.max_position_embeddings = g + a + "context_length";
 
   const auto type = f.string(a + "rope.scaling.type");
   auto factor = f.number(a + "rope.scaling.factor");
-  if (!factor) factor = f.number(a + "rope.scale_linear");
+  std::string factor_key = a + "rope.scaling.factor";
+  if (!factor) {
+    factor = f.number(a + "rope.scale_linear");
+    factor_key = a + "rope.scale_linear";
+  }
   // llama.cpp reads a missing type as linear and a missing or zero factor as 1 (no scaling).
   if (factor && *factor == 0.0) factor.reset();
   const std::string t = type ? *type : (factor && *factor != 1.0 ? "linear" : "none");
@@ -395,9 +413,19 @@ config_draft draft_from_gguf(const gguf_metadata& m, const std::string& source, 
     f.fail(a + "rope.scaling.type",
            "'" + printable(t) + "' is not supported (none, linear, yarn, longrope)");
   }
+  if (type)
+    src.scaling = g + a + "rope.scaling.type";
+  else if (d.factor)
+    src.scaling = g + factor_key;
+  if (d.factor) src.factor = g + factor_key;
+  if (d.original_max_position_embeddings)
+    src.original_max_position_embeddings = g + a + "rope.scaling.original_context_length";
+  if (d.beta_fast) src.beta_fast = g + a + "rope.scaling.yarn_beta_fast";
+  if (d.beta_slow) src.beta_slow = g + a + "rope.scaling.yarn_beta_slow";
 
   if (keys != nullptr) {
     *keys = {};
+    keys->sources = src;
     for (const auto& [k, v] : m.kv) {
       if (used.count(k) != 0) {
         keys->used.push_back(k);

@@ -377,6 +377,16 @@ config_draft draft_of(const json& root, const std::string& source, const source_
   if (choice.object != nullptr) rope.emplace(*choice.object, source, choice.name + ".", &used);
 
   config_draft d;
+  draft_sources src;
+  // Labels `field` (if set) with the keys read since `before` was taken: the echo's source.
+  std::set<std::string> before = used;
+  const auto label_read = [&](const auto& field, std::string& label) {
+    std::string read_keys;
+    for (const std::string& k : used)
+      if (before.count(k) == 0) read_keys += (read_keys.empty() ? "" : ", ") + k;
+    if (field && !read_keys.empty()) label = "config " + source + " " + read_keys;
+    before = used;
+  };
 
   // base; a per-layer-type entry without rope_theta takes the top-level one (HF v5
   // standardize_rope_params), for Gemma 3's sliding layers rope_local_base_freq
@@ -393,6 +403,7 @@ config_draft draft_of(const json& root, const std::string& source, const source_
   } else {
     d.base = top.number("rotary_emb_base");
   }
+  label_read(d.base, src.base);
   // Understood, though not used here: the base of the other layer type, a top-level rope_theta
   // that the rope dict's overrides.
   if (!choice.layer_type.empty()) known.insert(prefix + "rope_local_base_freq");
@@ -417,6 +428,12 @@ config_draft draft_of(const json& root, const std::string& source, const source_
               std::to_string(max_head_dim) + "]");
     d.head_dim = hd;
   }
+  label_read(d.head_dim, src.head_dim);
+  if (!top.has("qk_rope_head_dim") && !top.has("head_dim")) {
+    const char* hidden_key = top.has("hidden_size") ? "hidden_size" : "n_embd";
+    const char* heads_key = top.has("num_attention_heads") ? "num_attention_heads" : "n_head";
+    src.head_dim = "config " + source + " " + prefix + hidden_key + " / " + prefix + heads_key;
+  }
 
   // rotary width
   const auto fraction = [&](const fields& f, const char* key) -> std::optional<double> {
@@ -433,6 +450,7 @@ config_draft draft_of(const json& root, const std::string& source, const source_
   } else if (const auto h = fraction(top, "rotary_pct")) {
     d.rotary = rotary_width::fraction(*h);
   }
+  label_read(d.rotary, src.rotary);
 
   // layout: GPT-J (rotate_every_two) and DeepSeek-V2/V3 (their rope slice) rotate interleaved
   // pairs; HF models otherwise rotate halves. DeepSeek-V3's rope_interleave says which
@@ -444,12 +462,49 @@ config_draft draft_of(const json& root, const std::string& source, const source_
                             *model_type == "deepseek_v3")) {
     d.layout = rope_layout::interleaved;
   }
+  label_read(d.layout, src.layout);
 
   d.max_position_embeddings = top.positive_int("max_position_embeddings");
+  label_read(d.max_position_embeddings, src.max_position_embeddings);
   read_scaling(top, choice, d);
+  // The scaling's fields have the names of their keys: the rope dict's, else (Phi-3's
+  // original_max_position_embeddings) the top level's.
+  const std::string rp = choice.name + ".";
+  const auto label = [&](const auto& field, std::string& into, const std::string& key) {
+    if (!field) return;
+    for (const std::string& k : {rp + key, prefix + key}) {
+      if (used.count(k) != 0) {
+        into = "config " + source + " " + k;
+        return;
+      }
+    }
+  };
+  if (d.scaling) {
+    if (used.count(rp + "rope_type") != 0)
+      src.scaling = "config " + source + " " + rp + "rope_type";
+    else if (used.count(rp + "type") != 0)
+      src.scaling = "config " + source + " " + rp + "type";
+    else if (choice.object != nullptr)
+      src.scaling = "config " + source + " " + choice.name;
+    // else no rope dict: none, HF's default, echoed as the default
+  }
+  label(d.factor, src.factor, "factor");
+  label(d.original_max_position_embeddings, src.original_max_position_embeddings,
+        "original_max_position_embeddings");
+  label(d.beta_fast, src.beta_fast, "beta_fast");
+  label(d.beta_slow, src.beta_slow, "beta_slow");
+  label(d.truncate, src.truncate, "truncate");
+  label(d.mscale, src.mscale, "mscale");
+  label(d.mscale_all_dim, src.mscale_all_dim, "mscale_all_dim");
+  label(d.attention_factor, src.attention_factor, "attention_factor");
+  label(d.low_freq_factor, src.low_freq_factor, "low_freq_factor");
+  label(d.high_freq_factor, src.high_freq_factor, "high_freq_factor");
+  label(d.short_factor, src.short_factor, "short_factor");
+  label(d.long_factor, src.long_factor, "long_factor");
 
   if (keys != nullptr) {
     *keys = {};
+    keys->sources = src;
     if (!prefix.empty()) {
       keys->used.push_back("text_config");
       for (const auto& [k, v] : root.items())

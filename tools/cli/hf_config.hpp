@@ -39,10 +39,13 @@ namespace posenc::cli {
 // What a config source read: the keys it used, the keys present but not used, and one warning
 // line for each rope key that is present and not used ("posenc: warning: FILE: KEY ..."). A key
 // is its dotted path in the file: "rope_parameters.full_attention.factor".
+// `sources` labels each field of the draft with the keys it came from: "config FILE KEY"
+// (--hf-config) or "gguf FILE KEY" (--gguf), several keys joined by ", ".
 struct config_keys {
   std::vector<std::string> used;
   std::vector<std::string> unused;
   std::vector<std::string> warnings;
+  draft_sources sources;
 };
 
 // How to read a config source: `layer_type` (--layer-type) picks one entry of a per-layer-type

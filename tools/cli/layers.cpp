@@ -125,6 +125,12 @@ bool per_layer_type_rope(const json& model) {
 void read_model(const invocation& inv, model_source& out) {
   if (inv.preset) {
     out.model_ = preset_model(*inv.preset);
+    // The echo of the global rope configuration, every value the preset's.
+    const std::string label = "preset " + printable(*inv.preset);
+    const config_draft d = draft_from_config(out.model_.rope);
+    out.echo_ = resolve(d, label_fields(d, label)).echo;
+    if (out.model_.rope_local_base_freq != 0.0)
+      out.echo_.set_number("rope_local_base_freq", out.model_.rope_local_base_freq, label);
     return;
   }
   const std::string& path = *inv.hf_config;
@@ -166,11 +172,33 @@ void read_model(const invocation& inv, model_source& out) {
   const bool theta_given =
       k.find("rope_theta") != nullptr ||
       (per_type && model["rope_parameters"]["full_attention"].contains("rope_theta"));
-  if (gemma3 && k.find("head_dim") == nullptr) d.head_dim = 256;
-  if (gemma3 && !theta_given) d.base = 1000000.0;
-  if (llama4 && !theta_given) d.base = 500000.0;
-  if (llama4 && k.find("rope_interleave") == nullptr) d.layout = rope_layout::interleaved;
-  out.rope_.emplace(resolve(d));
+  draft_sources sources = keys.sources;
+  if (gemma3 && k.find("head_dim") == nullptr) {
+    d.head_dim = 256;
+    sources.head_dim = "default: Gemma3TextConfig";
+  }
+  if (gemma3 && !theta_given) {
+    d.base = 1000000.0;
+    sources.base = "default: Gemma3TextConfig";
+  }
+  if (llama4 && !theta_given) {
+    d.base = 500000.0;
+    sources.base = "default: Llama4TextConfig";
+  }
+  if (llama4 && k.find("rope_interleave") == nullptr) {
+    d.layout = rope_layout::interleaved;
+    sources.layout = "default: Llama4TextConfig";
+  }
+  out.rope_.emplace(resolve(d, sources));
+  out.echo_ = out.rope_->echo;
+  // The keys: the rope reader's, with the per-layer keys this command reads counted as used.
+  out.echo_.file = "config " + source;
+  out.echo_.keys_used = keys.used;
+  for (const std::string& key : keys.unused) {
+    bool per_layer = false;
+    for (const char* name : per_layer_keys) per_layer = per_layer || key == k.path(name);
+    (per_layer ? out.echo_.keys_used : out.echo_.keys_not_used).push_back(key);
+  }
   model_config& m = out.model_;
   m.rope = out.rope_->config();
 
@@ -180,11 +208,16 @@ void read_model(const invocation& inv, model_source& out) {
 
   // Gemma-3 (configuration_gemma3.py): the sliding layers' base, window and pattern.
   if (per_type) {
+    config_keys sliding;
     m.rope_local_base_freq =
-        load_hf_config(path, max_bytes, max_depth, {"sliding_attention"}, nullptr)
+        load_hf_config(path, max_bytes, max_depth, {"sliding_attention"}, &sliding)
             .base.value_or(10000.0);
+    out.echo_.set_number("rope_local_base_freq", m.rope_local_base_freq,
+                         sliding.sources.base.empty() ? "default" : sliding.sources.base);
   } else if (gemma3) {
     m.rope_local_base_freq = 10000.0;
+    out.echo_.set_number("rope_local_base_freq", m.rope_local_base_freq,
+                         "default: Gemma3TextConfig");
   }
   m.sliding_window = k.count("sliding_window").value_or(gemma3 ? 4096 : 0);
   m.sliding_window_pattern = k.count("sliding_window_pattern").value_or(gemma3 ? 6 : 0);
@@ -213,8 +246,10 @@ void read_model(const invocation& inv, model_source& out) {
   m.attn_scale = k.number("attn_scale").value_or(0.1);
 }
 
-void write_layers(std::ostream& out, const model_config& m, output_format f) {
+void write_layers(std::ostream& out, const model_config& m, output_format f,
+                  const config_echo& echo) {
   const layer_tables t = distinct_tables(m);
+  out << echo_prefix(echo, f);
   if (f == output_format::csv) {
     out << "layer,encoding,attention,table,temperature_tuning\n";
     for (std::uint32_t i = 0; i < m.num_hidden_layers; ++i) {
@@ -226,7 +261,8 @@ void write_layers(std::ostream& out, const model_config& m, output_format f) {
     return;
   }
   if (f == output_format::json) {
-    out << "{\"num_hidden_layers\": " << m.num_hidden_layers << ", \"tables\": [";
+    out << "{\"config\": " << echo_json(echo) << ",\n\"num_hidden_layers\": " << m.num_hidden_layers
+        << ", \"tables\": [";
     for (std::uint32_t k = 0; k < t.count; ++k) {
       const rope_config& c = t.rope[k];
       out << (k ? ", " : "") << "{\"head_dim\": " << c.head_dim
@@ -276,7 +312,7 @@ int run_layers(const invocation& inv, std::ostream& out) {
   if (e != model_error::ok)
     invalid(std::string(message(e)) +
             (inv.hf_config ? " (" + printable(*inv.hf_config) + ")" : ""));
-  write_layers(out, src.model(), inv.format);
+  write_layers(out, src.model(), inv.format, src.echo());
   return exit_ok;
 }
 

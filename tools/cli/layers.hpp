@@ -22,6 +22,9 @@ class model_source {
   model_source(const model_source&) = delete;
   model_source& operator=(const model_source&) = delete;
   const model_config& model() const { return model_; }
+  // The global rope configuration with each value's source, and the file's keys (docs/cli.md,
+  // "What was computed").
+  const config_echo& echo() const { return echo_; }
 
  private:
   friend void read_model(const invocation& inv, model_source& out);
@@ -29,6 +32,7 @@ class model_source {
   std::optional<resolved_config> rope_;  // the rope part (longrope factor lists)
   std::vector<attention_type> layer_types_;
   std::vector<std::uint8_t> no_rope_layers_;
+  config_echo echo_;
 };
 
 // The model of --preset NAME (a model preset) or of --hf-config FILE: the rope part as the other
@@ -41,7 +45,8 @@ class model_source {
 void read_model(const invocation& inv, model_source& out);
 
 // The plan: the distinct tables, then one row per layer (json, csv or text).
-void write_layers(std::ostream& out, const model_config& m, output_format f);
+void write_layers(std::ostream& out, const model_config& m, output_format f,
+                  const config_echo& echo);
 
 int run_layers(const invocation& inv, std::ostream& out);
 

@@ -336,7 +336,14 @@ invocation parse_args(std::span<const std::string_view> args) {
     }
     check_conflicts(given, f->name);
     if (std::ranges::find(given, f->name) == given.end()) given.push_back(f->name);
+    // The fields of the draft this flag sets are labelled with it, for the echo of the
+    // configuration (docs/cli.md, "What was computed"); a later flag relabels what it resets.
+    config_draft before = std::move(inv.flags);
+    inv.flags = {};
     f->set(inv, read_value(*f, r));
+    inv.flag_sources = overlay_sources(std::move(inv.flag_sources), inv.flags,
+                                       label_fields(inv.flags, "flag " + std::string(f->name)));
+    inv.flags = overlay(std::move(before), inv.flags);
   }
 
   if (inv.version) return inv;

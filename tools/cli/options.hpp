@@ -160,6 +160,7 @@ struct invocation {
   std::optional<std::string> input;  // apply only: the input JSON file
   std::optional<std::string> svg;    // --svg FILE: accuracy, decay, dials, ramp
   config_draft flags;                // the config flags, laid over the preset or config.json
+  draft_sources flag_sources;        // "flag --X" for each field of `flags` a flag set
   additive_flags additive;           // alibi and sinusoidal only
   emit_flags emit;                   // emit only
   accuracy_flags accuracy;           // accuracy only

@@ -204,12 +204,69 @@ std::string pad_right(std::string s, std::size_t width) {
   return s;
 }
 
-void write_freqs(std::ostream& out, const freqs_result& r, output_format f) {
+namespace {
+std::string json_list(const std::vector<std::string>& items) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) out += ", ";
+    out += json_quote(items[i]);
+  }
+  return out + "]";
+}
+std::string key_line(const std::vector<std::string>& keys) {
+  std::string out;
+  for (const std::string& k : keys) out += ' ' + printable(k);
+  return out.empty() ? " (none)" : out;
+}
+}  // namespace
+
+std::string echo_json(const config_echo& e) {
+  std::string out = "{";
+  for (const echo_entry& x : e.entries) {
+    if (out.size() > 1) out += ", ";
+    out += json_quote(x.name) + ": {\"value\": " + x.json +
+           ", \"source\": " + json_quote(x.source) + "}";
+  }
+  if (!e.file.empty()) {
+    if (out.size() > 1) out += ", ";
+    out += "\"keys\": {\"source\": " + json_quote(e.file) +
+           ", \"used\": " + json_list(e.keys_used) +
+           ", \"not_used\": " + json_list(e.keys_not_used) + "}";
+  }
+  return out + "}";
+}
+
+std::string echo_header(const config_echo& e) {
+  std::string out;
+  for (const echo_entry& x : e.entries)
+    out += "# " + x.name + " = " + x.text + " (" + x.source + ")\n";
+  if (!e.file.empty()) {
+    out += "# keys used (" + e.file + "):" + key_line(e.keys_used) + '\n';
+    out += "# keys not used (" + e.file + "):" + key_line(e.keys_not_used) + '\n';
+  }
+  return out;
+}
+
+std::string echo_prefix(const config_echo& e, output_format f) {
+  switch (f) {
+    case output_format::csv:
+      return echo_header(e);
+    case output_format::text:
+      return echo_header(e) + '\n';
+    default:
+      return {};
+  }
+}
+
+void write_freqs(std::ostream& out, const freqs_result& r, output_format f,
+                 const config_echo& echo) {
   writer w(out);
+  w << echo_prefix(echo, f);
   const std::size_t n = r.inv_freq.size();
   switch (f) {
     case output_format::json:
-      w << "{\"rotary_dim\": " << std::uint64_t{r.rotary_dim} << ", \"inv_freq\": [";
+      w << "{\"config\": " << echo_json(echo)
+        << ",\n\"rotary_dim\": " << std::uint64_t{r.rotary_dim} << ", \"inv_freq\": [";
       for (std::size_t i = 0; i < n; ++i) {
         if (i > 0) w << ", ";
         w.f32(r.inv_freq[i]);
@@ -248,14 +305,16 @@ void write_freqs(std::ostream& out, const freqs_result& r, output_format f) {
   }
 }
 
-void write_table(std::ostream& out, const table_result& r, output_format f) {
+void write_table(std::ostream& out, const table_result& r, output_format f,
+                 const config_echo& echo) {
   writer w(out);
+  w << echo_prefix(echo, f);
   const std::uint64_t first = r.positions.first;
   const auto rows = static_cast<std::size_t>(r.positions.last - first);
   const std::size_t cols = r.pairs;
   switch (f) {
     case output_format::json:
-      w << "{\"positions\": [";
+      w << "{\"config\": " << echo_json(echo) << ",\n\"positions\": [";
       for (std::size_t p = 0; p < rows; ++p) {
         if (p > 0) w << ", ";
         w << first + p;

@@ -63,7 +63,21 @@ class staged_files {
 // Throws cli_error (exit 1) when the file cannot be written; no file is left behind then.
 void write_output_file(const std::string& path, std::string_view text);
 
-void write_freqs(std::ostream& out, const freqs_result& r, output_format f);
-void write_table(std::ostream& out, const table_result& r, output_format f);
+// The echo of what was computed (docs/cli.md, "What was computed"), one writer for every command:
+//   echo_json    {"NAME": {"value": V, "source": "S"}, ..., "keys": {"source": "config FILE",
+//                "used": [...], "not_used": [...]}} (keys only when a file was read); a JSON
+//                output holds it as its first member, "config"
+//   echo_header  "# NAME = V (S)" a line, then "# keys used (config FILE): K1 K2 ..." and
+//                "# keys not used (...): ..."; CSV output starts with these lines, text output
+//                with these lines and a blank line (echo_prefix)
+std::string echo_json(const config_echo& e);
+std::string echo_header(const config_echo& e);
+// What a CSV or text output starts with ("" for JSON, whose writers put "config" in the object).
+std::string echo_prefix(const config_echo& e, output_format f);
+
+void write_freqs(std::ostream& out, const freqs_result& r, output_format f,
+                 const config_echo& echo);
+void write_table(std::ostream& out, const table_result& r, output_format f,
+                 const config_echo& echo);
 
 }  // namespace posenc::cli

@@ -42,7 +42,8 @@ ramp_result compute_ramp(const rope_config& c) {
   return r;
 }
 
-void write_ramp(std::ostream& out, const ramp_result& r, output_format f) {
+void write_ramp(std::ostream& out, const ramp_result& r, output_format f, const config_echo& echo) {
+  out << echo_prefix(echo, f);
   const bool yarn = r.scaling == scaling_type::yarn;
   const char* source = yarn ? "ramp_factor" : "smooth_factor";
   const std::size_t n = r.weight.size();
@@ -54,7 +55,7 @@ void write_ramp(std::ostream& out, const ramp_result& r, output_format f) {
     return;
   }
   if (f == output_format::json) {
-    out << "{\"scaling\": \"" << scaling_name(r.scaling)
+    out << "{\"config\": " << echo_json(echo) << ",\n\"scaling\": \"" << scaling_name(r.scaling)
         << "\", \"factor\": " << format_double(r.factor) << ", "
         << (yarn ? "\"correction_range\": [" : "\"wavelength_band\": [") << format_double(r.low)
         << ", " << format_double(r.high) << "], \"pairs\": [";
@@ -115,7 +116,7 @@ int run_ramp(const invocation& inv, std::ostream& out) {
   svg::plot p = ramp_plot(r);
   p.title += ", " + config_title(rc.config());
   if (inv.svg) svg::write_file(*inv.svg, p);
-  write_ramp(out, r, inv.format);
+  write_ramp(out, r, inv.format, rc.echo);
   return exit_ok;
 }
 

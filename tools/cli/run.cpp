@@ -36,8 +36,12 @@ std::string key_list(const std::vector<std::string>& keys) {
 resolved_config configure(const invocation& inv) {
   config_draft d;
   config_keys keys;
+  draft_sources sources;
   const std::string* file = nullptr;
-  if (inv.preset) d = preset_draft(*inv.preset);
+  if (inv.preset) {
+    d = preset_draft(*inv.preset);
+    sources = label_fields(d, "preset " + printable(*inv.preset));
+  }
   if (inv.hf_config) {
     d = load_hf_config(*inv.hf_config, inv.max_input_bytes.value_or(max_config_bytes),
                        inv.max_depth.value_or(max_config_depth),
@@ -48,6 +52,7 @@ resolved_config configure(const invocation& inv) {
     d = load_gguf(*inv.gguf, inv.max_input_bytes.value_or(max_gguf_bytes), &keys);
     file = &*inv.gguf;
   }
+  if (file != nullptr) sources = keys.sources;
   // Before the configuration is checked, so that they also explain a rejection.
   if (inv.diagnostics != nullptr && file != nullptr) {
     std::ostream& err = *inv.diagnostics;
@@ -56,8 +61,16 @@ resolved_config configure(const invocation& inv) {
       err << "posenc: " << printable(*file) << ": keys used:" << key_list(keys.used) << '\n'
           << "posenc: " << printable(*file) << ": keys not used:" << key_list(keys.unused) << '\n';
   }
-  resolved_config r = resolve(overlay(std::move(d), inv.flags));
+  resolved_config r = resolve(overlay(std::move(d), inv.flags),
+                              overlay_sources(std::move(sources), inv.flags, inv.flag_sources));
   check_derived(r.config(), inv.seq_len);
+  // HF's seq_len (0: none); apply replaces it with the one it derives.
+  r.echo.set_uint("seq_len", inv.seq_len, inv.seq_len_given ? "flag --seq-len" : "default");
+  if (file != nullptr) {
+    r.echo.file = (inv.gguf ? "gguf " : "config ") + printable(*file);
+    r.echo.keys_used = keys.used;
+    r.echo.keys_not_used = keys.unused;
+  }
   return r;
 }
 
