@@ -354,6 +354,6 @@ TEST_CASE("apply and --hf-config: the input limits, each overridable by a flag",
         "posenc: --max-input-bytes limits the file of --input, --hf-config or --gguf; give "
         "one\n");
   CHECK(run_cli({"freqs", "--head-dim", "8", "--work-limit", "100"}).err ==
-        "posenc: --work-limit is for the accuracy, decay and check commands (the other "
-        "commands have fixed limits)\n");
+        "posenc: --work-limit is for the accuracy, decay, check and entropy commands (the "
+        "other commands have fixed limits)\n");
 }

@@ -8,6 +8,7 @@
 #include "cli/apply.hpp"
 #include "cli/compute.hpp"
 #include "cli/emit.hpp"
+#include "cli/entropy.hpp"
 #include "cli/error.hpp"
 #include "cli/layers.hpp"
 #include "cli/output.hpp"
@@ -95,6 +96,15 @@ constexpr command_info table[] = {
      "llama-4-scout, ...), --hf-config reads layer_types, sliding_window_pattern,\n"
      "rope_local_base_freq, no_rope_layers and the other per-layer keys",
      true, "", run_layers},
+    {command::entropy, "entropy",
+     "--lengths A:B|a,b,... [config] [--samples N] [--seed S]\n"
+     "[--temperature none|llama4|log-n] [--floor-scale X] [--attn-scale X]\n"
+     "[--training-length N] [--format F] [--svg FILE]",
+     "expected softmax entropy of the last query's attention over L keys for seeded\n"
+     "random q, k (default 128 samples): the configuration as given, without its scaling,\n"
+     "and with a query temperature, next to log L; A:B is A, 2A, ... up to B (1k = 1024,\n"
+     "1M = 2^20; L <= 4M, at most 64 lengths)",
+     true, "", run_entropy},
 };
 
 // Row k is command k + 1 (command::none is 0), so that command_of indexes.

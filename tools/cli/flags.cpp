@@ -4,6 +4,7 @@
 #include <optional>
 #include <type_traits>
 
+#include "cli/entropy.hpp"
 #include "cli/numbers.hpp"
 
 namespace posenc::cli {
@@ -125,6 +126,10 @@ void positions(invocation& inv, const flag_value& v) {
   }
 }
 
+void lengths(invocation& inv, const flag_value& v) {
+  inv.entropy.lengths = parse_entropy_lengths(v.text);
+}
+
 using enum help_section;
 
 // Row by row: name, value, setter, help section, help lines. The order is that of the Config and
@@ -240,6 +245,17 @@ constexpr flag table[] = {
     {"--max-distance", integer(1, std::uint64_t{1} << 24),
      to<&invocation::analysis, &analysis_flags::max_distance>},
     {"--context", integer(1, position_limit), to<&invocation::analysis, &analysis_flags::context>},
+    // entropy
+    {"--lengths", text(), lengths},
+    {"--samples", integer(1, UINT32_MAX, "a positive integer", analysis::max_entropy_samples),
+     to<&invocation::entropy, &entropy_flags::samples>},
+    {"--seed", integer(0, UINT64_MAX), to<&invocation::entropy, &entropy_flags::seed>},
+    {"--temperature", choice(temperature_choice_names),
+     to<&invocation::entropy, &entropy_flags::temperature>},
+    {"--floor-scale", number(), to<&invocation::entropy, &entropy_flags::floor_scale>},
+    {"--attn-scale", number(), to<&invocation::entropy, &entropy_flags::attn_scale>},
+    {"--training-length", integer(2, max_temperature_position),
+     to<&invocation::entropy, &entropy_flags::training_length>},
 
     {"--version", no_value(), to<&invocation::version>},
 };

@@ -182,8 +182,8 @@ void check_emit_accuracy_flags(invocation& inv) {
   if (emit_only && inv.cmd != command::emit)
     usage_error("posenc: --lang, --max-pos, --table and --name are for the emit command");
   if (inv.svg && inv.cmd != command::accuracy && inv.cmd != command::decay &&
-      inv.cmd != command::dials && inv.cmd != command::ramp)
-    usage_error("posenc: --svg is for the accuracy, decay, dials and ramp commands");
+      inv.cmd != command::dials && inv.cmd != command::ramp && inv.cmd != command::entropy)
+    usage_error("posenc: --svg is for the accuracy, decay, dials, ramp and entropy commands");
   if (inv.cmd == command::accuracy) {
     if (inv.positions) usage_error("posenc: accuracy takes --positions p1,p2,... (not A:B)");
     if (inv.additive.rows) {
@@ -227,10 +227,10 @@ void check_analysis_flags(const invocation& inv) {
 // than silently ignored. The other commands' work is bounded by fixed limits (docs/cli.md).
 void check_limit_flags(const invocation& inv) {
   if (inv.work_limit && inv.cmd != command::accuracy && inv.cmd != command::decay &&
-      inv.cmd != command::check)
+      inv.cmd != command::check && inv.cmd != command::entropy)
     usage_error(
-        "posenc: --work-limit is for the accuracy, decay and check commands (the other commands "
-        "have fixed limits)");
+        "posenc: --work-limit is for the accuracy, decay, check and entropy commands (the other "
+        "commands have fixed limits)");
   if (inv.max_input_bytes && !inv.input && !inv.hf_config && !inv.gguf)
     usage_error(
         "posenc: --max-input-bytes limits the file of --input, --hf-config or --gguf; give one");
@@ -270,6 +270,29 @@ void check_apply_flags(const invocation& inv) {
     usage_error(
         "posenc: --format csv and text print one tensor; with --input-k use json or "
         "--output/--output-k");
+}
+
+// entropy's flags belong to it; it needs --lengths, takes no positions or input file, and the
+// temperature's parameters go with their temperature.
+void check_entropy_flags(const invocation& inv) {
+  const entropy_flags& e = inv.entropy;
+  const bool any = !e.lengths.empty() || e.samples || e.seed || e.temperature || e.floor_scale ||
+                   e.attn_scale || e.training_length;
+  if (inv.cmd != command::entropy) {
+    if (any)
+      usage_error(
+          "posenc: --lengths, --samples, --seed, --temperature, --floor-scale, --attn-scale and "
+          "--training-length are for the entropy command");
+    return;
+  }
+  if (inv.positions || inv.additive.rows || !inv.accuracy.positions.empty())
+    usage_error("posenc: entropy takes --lengths, not --positions");
+  if (e.lengths.empty()) usage_error("posenc: entropy needs --lengths A:B or a,b,...");
+  const temperature_choice t = e.temperature.value_or(temperature_choice::none);
+  if ((e.floor_scale || e.attn_scale) && t != temperature_choice::llama4)
+    usage_error("posenc: --floor-scale and --attn-scale are for --temperature llama4");
+  if (e.training_length && t != temperature_choice::log_n)
+    usage_error("posenc: --training-length is for --temperature log-n");
 }
 
 }  // namespace
@@ -324,6 +347,7 @@ invocation parse_args(std::span<const std::string_view> args) {
     usage_error("posenc: --input is for the apply command only");
   check_limit_flags(inv);
   check_apply_flags(inv);
+  check_entropy_flags(inv);
   return inv;
 }
 

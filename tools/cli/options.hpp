@@ -37,6 +37,7 @@ enum class command : std::uint8_t {
   emit,
   accuracy,
   layers,
+  entropy,
 };
 enum class output_format : std::uint8_t { json, csv, text };
 inline constexpr name_table<output_format, 3> format_names{{"json", "csv", "text"}};
@@ -109,6 +110,21 @@ struct analysis_flags {
   bool format_given = false;                  // --format or --csv appeared
 };
 
+// Flags of `entropy` (tools/cli/entropy.hpp). The temperature's words: none, llama4 (Llama-4's
+// attn_temperature_tuning) and log-n (Qwen's logn_attn).
+enum class temperature_choice : std::uint8_t { none, llama4, log_n };
+inline constexpr name_table<temperature_choice, 3> temperature_choice_names{
+    {"none", "llama4", "log-n"}};
+struct entropy_flags {
+  std::vector<std::uint64_t> lengths;             // --lengths A:B | a,b,c
+  std::optional<std::uint32_t> samples;           // --samples N
+  std::optional<std::uint64_t> seed;              // --seed S
+  std::optional<temperature_choice> temperature;  // --temperature none|llama4|log-n
+  std::optional<double> floor_scale;              // --floor-scale X (llama4)
+  std::optional<double> attn_scale;               // --attn-scale X (llama4)
+  std::optional<std::uint64_t> training_length;   // --training-length N (log-n)
+};
+
 struct invocation {
   command cmd = command::none;
   bool help = false;
@@ -125,15 +141,17 @@ struct invocation {
   // Where configure() writes warnings (run() sets it to standard error); none when null.
   std::ostream* diagnostics = nullptr;
   std::optional<std::string> input;  // apply only: the input JSON file
-  std::optional<std::string> svg;    // --svg FILE: accuracy, decay, dials, ramp
+  std::optional<std::string> svg;    // --svg FILE: accuracy, decay, dials, ramp, entropy
   config_draft flags;                // the config flags, laid over the preset or config.json
   additive_flags additive;           // alibi and sinusoidal only
   emit_flags emit;                   // emit only
   accuracy_flags accuracy;           // accuracy only
   apply_flags apply;                 // apply only
   analysis_flags analysis;           // decay, dials, ramp, check
+  entropy_flags entropy;             // entropy only
 
-  // --work-limit N: the work budget of accuracy, decay and check (accuracy.hpp, analysis.hpp).
+  // --work-limit N: the work budget of accuracy, decay, check and entropy (accuracy.hpp,
+  // analysis.hpp, entropy.hpp).
   std::optional<std::uint64_t> work_limit;
   // The input limits (docs/cli.md, "Input limits"): --max-input-bytes N, the largest --input or
   // --hf-config file; --max-elements N, apply's numbers in x and positions; --max-depth N, the
