@@ -222,9 +222,9 @@ TEST_CASE("broken config files give one line naming the file and the field", "[h
         "posenc: c.json: rope_scaling must be an object or null");
   CHECK(parse_error(R"({"head_dim": 64, "rope_scaling": {"factor": 4}})") ==
         "posenc: c.json: rope_scaling has no \"rope_type\" or \"type\"");
-  CHECK(parse_error(R"({"head_dim": 64, "rope_scaling": {"type": "mrope"}})") ==
-        "posenc: c.json: rope_scaling.type 'mrope' is not supported (default, linear, ntk, "
-        "dynamic, yarn, llama3, longrope)");
+  CHECK(parse_error(R"({"head_dim": 64, "rope_scaling": {"type": "mystery"}})") ==
+        "posenc: c.json: rope_scaling.type 'mystery' is not supported (default, linear, ntk, "
+        "dynamic, yarn, llama3, longrope, mrope)");
   CHECK(parse_error(R"({"head_dim": 64, "rope_scaling": {"rope_type": "linear"}})") ==
         "posenc: linear scaling needs a factor (--factor)");
   CHECK(parse_error(R"({"head_dim": 64, "rope_scaling": {"rope_type": "yarn", "factor": 4,
@@ -408,13 +408,12 @@ TEST_CASE("the keys read and not read; warnings for rope keys not understood",
   CHECK(k.warnings.empty());
   // a rope key nobody reads, at the top level and in the rope dict, each warned once by name
   k = keys_of(R"({"head_dim": 64, "rope_ntk_alpha": 2,
-                  "rope_scaling": {"type": "linear", "factor": 2, "mrope_section": [16, 24, 24],
+                  "rope_scaling": {"type": "linear", "factor": 2, "alpha": [16, 24, 24],
                                    "original_max_position_embeddings": 4096}})");
-  CHECK(k.warnings ==
-        strings{"posenc: warning: c.json: rope key rope_ntk_alpha is not used",
-                "posenc: warning: c.json: rope key rope_scaling.mrope_section is not used",
-                "posenc: warning: c.json: rope key "
-                "rope_scaling.original_max_position_embeddings is not used"});
+  CHECK(k.warnings == strings{"posenc: warning: c.json: rope key rope_ntk_alpha is not used",
+                              "posenc: warning: c.json: rope key rope_scaling.alpha is not used",
+                              "posenc: warning: c.json: rope key "
+                              "rope_scaling.original_max_position_embeddings is not used"});
   // v5 as saved: the sliding layers' top-level base is understood for the full-attention layers
   k = keys_of(R"({"head_dim": 64, "rope_theta": 1e6, "rope_local_base_freq": 1e4,
                   "rope_parameters": {"full_attention": {"rope_type": "linear", "factor": 8},

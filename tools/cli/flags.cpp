@@ -1,5 +1,6 @@
 #include "cli/flags.hpp"
 
+#include <array>
 #include <concepts>
 #include <optional>
 #include <type_traits>
@@ -126,6 +127,27 @@ void positions(invocation& inv, const flag_value& v) {
   }
 }
 
+// --mrope-section T,H,W: three non-negative pair counts (spec/mrope.hpp; whether they sum to
+// rotary_dim/2 is the library's rule, checked with the configuration).
+void mrope_section(invocation& inv, const flag_value& v) {
+  std::array<std::uint32_t, 3> s{};
+  std::string_view text = v.text;
+  for (std::size_t i = 0; i < 3; ++i) {
+    const std::size_t comma = text.find(',');
+    const auto n = parse_uint(text.substr(0, comma), 0, 65536);
+    if (!n || (i < 2) == (comma == std::string_view::npos))
+      bad_value(v.flag,
+                "T,H,W: the rotary pairs of the temporal, height and width streams "
+                "(non-negative integers)");
+    s[i] = static_cast<std::uint32_t>(*n);
+    if (comma != std::string_view::npos) text = text.substr(comma + 1);
+  }
+  inv.flags.mrope_section = s;
+}
+void mrope_interleaved(invocation& inv, const flag_value&) {
+  inv.flags.mrope_interleaved = true;
+}
+
 void lengths(invocation& inv, const flag_value& v) {
   inv.entropy.lengths = parse_entropy_lengths(v.text);
 }
@@ -187,6 +209,11 @@ constexpr flag table[] = {
      config, {{{"a,b,...", "longrope: R/2 factors each"}}}},
     {"--long-factor", numbers(), to<&invocation::flags, &config_draft::long_factor>,
      config, {{{"a,b,...", ""}}}},
+    {"--mrope-section", text(), mrope_section,
+     config, {{{"T,H,W", "apply: M-RoPE, the pairs of the temporal, height and\n"
+                         "width position streams (Qwen2-VL: 16,24,24)"}}}},
+    {"--mrope-interleaved", no_value(), mrope_interleaved,
+     config, {{{"", "apply: M-RoPE sections interleaved across pairs (Qwen3-VL)"}}}},
 
     {"--seq-len", integer(0, std::uint64_t{1} << 53, "a non-negative integer (at most 2^53)"),
      seq_len,

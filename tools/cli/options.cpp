@@ -252,6 +252,8 @@ void check_limit_flags(const invocation& inv) {
 // results of both tensors are files.
 void check_apply_flags(const invocation& inv) {
   const apply_flags& a = inv.apply;
+  if (inv.cmd != command::apply && (inv.flags.mrope_section || inv.flags.mrope_interleaved))
+    usage_error("posenc: --mrope-section and --mrope-interleaved are for the apply command");
   const bool any =
       a.input_k || a.output || a.output_k || a.position_ids || a.order || !a.scale_cos_sin;
   if (inv.cmd != command::apply) {
