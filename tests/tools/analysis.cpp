@@ -63,7 +63,7 @@ TEST_CASE("tools/analysis argument errors", "[analysis]") {
   check_error({"dials", "--head-dim", "128"}, 2, "dials needs --context");
   check_error({"dials", "--head-dim", "128", "--context", "0"}, 2, "--context");
   check_error({"dials", "--head-dim", "128", "--context", "10", "--max-distance", "4"}, 2,
-              "--max-distance is for the decay and check commands");
+              "--max-distance is for the decay, check and t5-bias commands");
   check_error({"ramp", "--head-dim", "128"}, 1, "ramp needs a yarn or llama3 configuration");
   check_error({"ramp", "--head-dim", "128", "--scaling", "linear", "--factor", "2"}, 1,
               "scaling linear");

@@ -13,6 +13,7 @@
 #include "cli/layers.hpp"
 #include "cli/output.hpp"
 #include "cli/run.hpp"
+#include "cli/t5.hpp"
 
 namespace posenc::cli {
 
@@ -105,6 +106,14 @@ constexpr command_info table[] = {
      "and with a query temperature, next to log L; A:B is A, 2A, ... up to B (1k = 1024,\n"
      "1M = 2^20; L <= 4M, at most 64 lengths)",
      true, "", run_entropy},
+    {command::t5_bias, "t5-bias",
+     "[--num-buckets N] [--max-distance D] [--bidirectional | --causal]\n"
+     "[--log hf-float32|exact] [--relative-positions A:B | --query-length Q\n"
+     "--key-length K] [--format F]",
+     "the T5 relative position bucket (HF _relative_position_bucket) of each relative\n"
+     "position key - query A..B-1 (default -D..D: every bucket; 32 buckets, D = 128,\n"
+     "bidirectional), or the Q x K matrix of HF's compute_bias",
+     false, "", run_t5_bias},
 };
 
 // Row k is command k + 1 (command::none is 0), so that command_of indexes.

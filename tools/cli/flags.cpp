@@ -7,6 +7,7 @@
 
 #include "cli/entropy.hpp"
 #include "cli/numbers.hpp"
+#include "cli/t5.hpp"
 
 namespace posenc::cli {
 
@@ -148,6 +149,16 @@ void mrope_interleaved(invocation& inv, const flag_value&) {
   inv.flags.mrope_interleaved = true;
 }
 
+template <t5_direction D>
+void t5_direction_flag(invocation& inv, const flag_value&) {
+  if (inv.t5.direction && *inv.t5.direction != D)
+    usage_error("posenc: give --bidirectional or --causal, not both");
+  inv.t5.direction = D;
+}
+void relative_positions(invocation& inv, const flag_value& v) {
+  inv.t5.relative = parse_t5_relative_range(v.text);
+}
+
 void lengths(invocation& inv, const flag_value& v) {
   inv.entropy.lengths = parse_entropy_lengths(v.text);
 }
@@ -241,7 +252,7 @@ constexpr flag table[] = {
     {"--format", choice(format_names), format,
      run, {{{"", "output format (default json)"}}}},
     {"--work-limit", integer(1, UINT64_MAX, "a positive integer"), to<&invocation::work_limit>,
-     run, {{{"N", "accuracy, decay, check: the work budget (docs/cli.md)"}}}},
+     run, {{{"N", "accuracy, decay, check, entropy: the work budget (docs/cli.md)"}}}},
     {"--max-input-bytes", integer(1, max_input_bytes_limit), to<&invocation::max_input_bytes>,
      run, {{{"N", "the largest --input / --hf-config file, the most of\n"
                   "--gguf read (default 1 GiB / 16 MiB / 64 MiB)"}}}},
@@ -269,7 +280,7 @@ constexpr flag table[] = {
     // accuracy, decay, dials, ramp, check
     {"--svg", nonempty("a file name"), to<&invocation::svg>},
     {"--csv", no_value(), csv},
-    {"--max-distance", integer(1, std::uint64_t{1} << 24),
+    {"--max-distance", integer(1, std::uint64_t{1} << 24),  // decay, check, t5-bias
      to<&invocation::analysis, &analysis_flags::max_distance>},
     {"--context", integer(1, position_limit), to<&invocation::analysis, &analysis_flags::context>},
     // entropy
@@ -283,6 +294,17 @@ constexpr flag table[] = {
     {"--attn-scale", number(), to<&invocation::entropy, &entropy_flags::attn_scale>},
     {"--training-length", integer(2, max_temperature_position),
      to<&invocation::entropy, &entropy_flags::training_length>},
+    // t5-bias (and --max-distance)
+    {"--num-buckets", integer(0, UINT32_MAX, "a non-negative integer below 2^32"),
+     to<&invocation::t5, &t5_flags::num_buckets>},
+    {"--bidirectional", no_value(), t5_direction_flag<t5_direction::bidirectional>},
+    {"--causal", no_value(), t5_direction_flag<t5_direction::causal>},
+    {"--log", choice(t5_log_kind_names), to<&invocation::t5, &t5_flags::log>},
+    {"--relative-positions", text(), relative_positions},
+    {"--query-length", integer(1, max_t5_matrix_entries),
+     to<&invocation::t5, &t5_flags::query_length>},
+    {"--key-length", integer(1, max_t5_matrix_entries),
+     to<&invocation::t5, &t5_flags::key_length>},
 
     {"--version", no_value(), to<&invocation::version>},
 };

@@ -209,8 +209,9 @@ void check_analysis_flags(const invocation& inv) {
   const bool analysis = inv.cmd == command::decay || inv.cmd == command::dials ||
                         inv.cmd == command::ramp || inv.cmd == command::check;
   const analysis_flags& a = inv.analysis;
-  if (a.max_distance && inv.cmd != command::decay && inv.cmd != command::check)
-    usage_error("posenc: --max-distance is for the decay and check commands");
+  if (a.max_distance && inv.cmd != command::decay && inv.cmd != command::check &&
+      inv.cmd != command::t5_bias)
+    usage_error("posenc: --max-distance is for the decay, check and t5-bias commands");
   if (a.context && inv.cmd != command::dials)
     usage_error("posenc: --context is for the dials command");
   if (!analysis) return;
@@ -297,6 +298,31 @@ void check_entropy_flags(const invocation& inv) {
     usage_error("posenc: --training-length is for --temperature log-n");
 }
 
+// t5-bias's flags belong to it; it takes no RoPE configuration, and either a range of relative
+// positions or both lengths of a matrix.
+void check_t5_flags(const invocation& inv) {
+  const t5_flags& t = inv.t5;
+  const bool any =
+      t.num_buckets || t.direction || t.log || t.relative || t.query_length || t.key_length;
+  if (inv.cmd != command::t5_bias) {
+    if (any)
+      usage_error(
+          "posenc: --num-buckets, --bidirectional, --causal, --log, --relative-positions, "
+          "--query-length and --key-length are for the t5-bias command");
+    return;
+  }
+  if (inv.flags != config_draft{} || inv.preset || inv.hf_config || inv.gguf || inv.layer_type ||
+      inv.seq_len_given || inv.svg || inv.positions || inv.additive.rows ||
+      !inv.accuracy.positions.empty())
+    usage_error(
+        "posenc: t5-bias takes no RoPE configuration flags (nor --positions: use "
+        "--relative-positions A:B)");
+  if (t.query_length.has_value() != t.key_length.has_value())
+    usage_error("posenc: t5-bias needs both --query-length Q and --key-length K");
+  if (t.relative && t.query_length)
+    usage_error("posenc: give --relative-positions or --query-length/--key-length, not both");
+}
+
 }  // namespace
 
 invocation parse_args(std::span<const std::string_view> args) {
@@ -350,6 +376,7 @@ invocation parse_args(std::span<const std::string_view> args) {
   check_limit_flags(inv);
   check_apply_flags(inv);
   check_entropy_flags(inv);
+  check_t5_flags(inv);
   return inv;
 }
 

@@ -16,6 +16,7 @@
 
 #include <posenc/spec/alibi.hpp>
 #include <posenc/spec/sinusoidal.hpp>
+#include <posenc/spec/t5.hpp>
 
 #include "cli/draft.hpp"
 #include "cli/names.hpp"
@@ -38,6 +39,7 @@ enum class command : std::uint8_t {
   accuracy,
   layers,
   entropy,
+  t5_bias,
 };
 enum class output_format : std::uint8_t { json, csv, text };
 inline constexpr name_table<output_format, 3> format_names{{"json", "csv", "text"}};
@@ -125,6 +127,21 @@ struct entropy_flags {
   std::optional<std::uint64_t> training_length;   // --training-length N (log-n)
 };
 
+// Flags of `t5-bias` (tools/cli/t5.hpp); its max_distance is --max-distance (analysis_flags).
+inline constexpr auto t5_log_kind_names = names_from(all_t5_log_kinds, t5_log_kind_name);
+struct t5_relative_range {
+  std::int64_t first = 0;  // relative positions first .. last - 1
+  std::int64_t last = 0;
+};
+struct t5_flags {
+  std::optional<std::uint32_t> num_buckets;   // --num-buckets N
+  std::optional<t5_direction> direction;      // --bidirectional / --causal
+  std::optional<t5_log_kind> log;             // --log hf-float32|exact
+  std::optional<t5_relative_range> relative;  // --relative-positions A:B
+  std::optional<std::uint64_t> query_length;  // --query-length Q
+  std::optional<std::uint64_t> key_length;    // --key-length K
+};
+
 struct invocation {
   command cmd = command::none;
   bool help = false;
@@ -149,6 +166,7 @@ struct invocation {
   apply_flags apply;                 // apply only
   analysis_flags analysis;           // decay, dials, ramp, check
   entropy_flags entropy;             // entropy only
+  t5_flags t5;                       // t5-bias only
 
   // --work-limit N: the work budget of accuracy, decay, check and entropy (accuracy.hpp,
   // analysis.hpp, entropy.hpp).
