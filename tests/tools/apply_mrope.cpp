@@ -167,7 +167,7 @@ TEST_CASE("tools/apply_mrope: Qwen2-VL against HF's apply_multimodal_rotary_pos_
   REQUIRE(yq.size() == q.size());
   REQUIRE(yk.size() == k.size());
   // Pair i's stream: sections [16, 24, 24] (contiguous; HF splits mrope_section * 2 chunks).
-  const auto stream_of = [](std::size_t i) { return i < 16 ? 0 : i < 40 ? 1 : 2; };
+  const auto stream_of = [](std::size_t i) -> std::size_t { return i < 16 ? 0 : i < 40 ? 1 : 2; };
   double worst = 0.0;
   for (const auto& [x, got, hf] : {std::tuple{&q, &yq, &q_embed}, std::tuple{&k, &yk, &k_embed}})
     for (std::size_t h = 0; h < heads; ++h)
@@ -251,7 +251,9 @@ TEST_CASE("tools/apply_mrope: interleaved sections and 2-D axial against float64
   std::vector<std::vector<double>> angle(tokens, std::vector<double>(h2));
   for (std::size_t t = 0; t < tokens; ++t)
     for (std::size_t i = 0; i < h2; ++i) {
-      const std::size_t s = (i % 3 == 1 && i < 3 * 10) ? 1 : (i % 3 == 2 && i < 3 * 10) ? 2 : 0;
+      const std::size_t s = (i % 3 == 1 && i < 3 * 10)   ? std::size_t{1}
+                            : (i % 3 == 2 && i < 3 * 10) ? std::size_t{2}
+                                                         : std::size_t{0};
       angle[t][i] = static_cast<double>(p[s * tokens + t]) * theta(i);
     }
   check_against(run_ok({"apply", "--head-dim", "64", "--mrope-section", "12,10,10",
