@@ -10,9 +10,14 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <limits>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include "support.hpp"
 
@@ -36,6 +41,53 @@ json run_json(const std::vector<std::string>& args) {
   INFO("stderr: " << r.err);
   REQUIRE(r.status == 0);
   return json::parse(r.out);
+}
+
+// A float32 .npy of the given shape ("(32, 3)"), written to a scratch file removed at scope exit.
+class npy_f32_file {
+ public:
+  npy_f32_file(const std::string& shape, const std::vector<float>& v, const char* descr = "<f4")
+      : path_((std::filesystem::temp_directory_path() / ("posenc_t5_" + std::to_string(::getpid()) +
+                                                         "_" + std::to_string(count_++) + ".npy"))
+                  .string()) {
+    const std::string dict =
+        std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
+    const std::size_t unpadded = 10 + dict.size() + 1;
+    const std::size_t total = (unpadded + 63) / 64 * 64;
+    const std::string header = dict + std::string(total - unpadded, ' ') + "\n";
+    std::string b = "\x93NUMPY";
+    b += '\x01';
+    b += '\0';
+    b += static_cast<char>(header.size() & 0xff);
+    b += static_cast<char>(header.size() >> 8);
+    b += header;
+    for (const float x : v) {
+      std::uint32_t u;
+      std::memcpy(&u, &x, 4);
+      for (int k = 0; k < 4; ++k) b += static_cast<char>((u >> (8 * k)) & 0xff);
+    }
+    std::ofstream(path_, std::ios::binary) << b;
+  }
+  ~npy_f32_file() {
+    std::error_code ec;
+    std::filesystem::remove(path_, ec);
+  }
+  npy_f32_file(const npy_f32_file&) = delete;
+  npy_f32_file& operator=(const npy_f32_file&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  static inline int count_ = 0;
+  std::string path_;
+};
+
+// Weights [num_buckets, heads] with w[b][h] = 10 b + h + 0.5 (exact in float32).
+std::vector<float> weights(std::size_t buckets, std::size_t heads) {
+  std::vector<float> w(buckets * heads);
+  for (std::size_t b = 0; b < buckets; ++b)
+    for (std::size_t h = 0; h < heads; ++h)
+      w[b * heads + h] = static_cast<float>(10 * b + h) + 0.5f;
+  return w;
 }
 
 void check_error(const std::vector<std::string>& args, int status, const std::string& needle) {
@@ -100,6 +152,54 @@ TEST_CASE("tools/t5: buckets == HF's _relative_position_bucket", "[t5]") {
   CHECK(text.out.find("\n    0    17    18\n    1     0    17\n") != std::string::npos);
 }
 
+TEST_CASE("tools/t5: --weights gives each head's bias, weights[bucket][head]", "[t5]") {
+  const json g = golden();
+  const auto bidi = g.at("buckets_bidirectional").at("values").get<std::vector<std::int64_t>>();
+  const auto causal = g.at("buckets_unidirectional").at("values").get<std::vector<std::int64_t>>();
+  const npy_f32_file w("(32, 3)", weights(32, 3));
+  const json b = run_json({"t5-bias", "--relative-positions", "-300:301", "--weights", w.path()});
+  CHECK(b.at("heads") == 3);
+  const auto bias = b.at("bias").get<std::vector<std::vector<double>>>();
+  REQUIRE(bias.size() == 3u);
+  for (std::size_t h = 0; h < 3; ++h) {
+    REQUIRE(bias[h].size() == 601u);
+    for (std::size_t i = 0; i < 601; ++i)
+      CHECK(bias[h][i] == static_cast<double>(10 * bidi[i] + static_cast<std::int64_t>(h)) + 0.5);
+  }
+  // The matrix: HF compute_bias's [heads, query, key].
+  const json m = run_json(
+      {"t5-bias", "--query-length", "4", "--key-length", "6", "--causal", "--weights", w.path()});
+  const auto mb = m.at("bias").get<std::vector<std::vector<std::vector<double>>>>();
+  REQUIRE(mb.size() == 3u);
+  for (std::size_t h = 0; h < 3; ++h)
+    for (std::size_t i = 0; i < 4; ++i)
+      for (std::size_t j = 0; j < 6; ++j)
+        CHECK(mb[h][i][j] ==
+              static_cast<double>(10 * causal[300 + j - i] + static_cast<std::int64_t>(h)) + 0.5);
+  const result csv =
+      run_cli({"t5-bias", "--relative-positions=-1:2", "--weights", w.path(), "--format", "csv"});
+  CHECK(csv.out ==
+        "relative_position,bucket,bias_0,bias_1,bias_2\n-1,1,10.5,11.5,12.5\n0,0,0.5,1.5,2.5\n"
+        "1,17,170.5,171.5,172.5\n");
+  // Errors: the shape, the dtype, values, the size, the file.
+  const npy_f32_file rows31("(31, 3)", weights(31, 3));
+  check_error({"t5-bias", "--weights", rows31.path()}, 1, "must have shape [32, heads]");
+  const npy_f32_file flat("(96,)", weights(32, 3));
+  check_error({"t5-bias", "--weights", flat.path()}, 1, "must have shape [32, heads]");
+  std::vector<float> nan = weights(32, 1);
+  nan[5] = std::numeric_limits<float>::quiet_NaN();
+  const npy_f32_file with_nan("(32, 1)", nan);
+  check_error({"t5-bias", "--weights", with_nan.path()}, 1, "weight 5 is not finite");
+  const npy_f32_file ints("(32, 1)", weights(32, 1), "<i4");
+  check_error({"t5-bias", "--weights", ints.path()}, 1, "is not supported");
+  check_error({"t5-bias", "--weights", "/nonexistent/w.npy"}, 1, "cannot open");
+  check_error({"t5-bias", "--weights", w.path(), "--max-input-bytes", "100"}, 1,
+              "is larger than 100 bytes");
+  const npy_f32_file wide("(32, 32)", weights(32, 32));
+  check_error({"t5-bias", "--weights", wide.path(), "--relative-positions", "0:1048576"}, 1,
+              "bias values per call");
+}
+
 TEST_CASE("tools/t5: errors", "[t5]") {
   check_error({"t5-bias", "--num-buckets", "0"}, 1, "num_buckets must be positive");
   check_error({"t5-bias", "--num-buckets", "31"}, 1, "bidirectional num_buckets must be even");
@@ -127,4 +227,6 @@ TEST_CASE("tools/t5: errors", "[t5]") {
   check_error({"freqs", "--head-dim", "64", "--num-buckets", "32"}, 2,
               "are for the t5-bias command");
   check_error({"freqs", "--head-dim", "64", "--causal"}, 2, "are for the t5-bias command");
+  check_error({"freqs", "--head-dim", "64", "--weights", "w.npy"}, 2,
+              "are for the t5-bias command");
 }

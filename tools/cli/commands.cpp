@@ -109,10 +109,11 @@ constexpr command_info table[] = {
     {command::t5_bias, "t5-bias",
      "[--num-buckets N] [--max-distance D] [--bidirectional | --causal]\n"
      "[--log hf-float32|exact] [--relative-positions A:B | --query-length Q\n"
-     "--key-length K] [--format F]",
+     "--key-length K] [--weights FILE] [--format F]",
      "the T5 relative position bucket (HF _relative_position_bucket) of each relative\n"
      "position key - query A..B-1 (default -D..D: every bucket; 32 buckets, D = 128,\n"
-     "bidirectional), or the Q x K matrix of HF's compute_bias",
+     "bidirectional), or the Q x K matrix of HF's compute_bias; --weights FILE (.npy\n"
+     "[num_buckets, heads]) adds each head's bias",
      false, "", run_t5_bias},
 };
 

@@ -305,6 +305,7 @@ constexpr flag table[] = {
      to<&invocation::t5, &t5_flags::query_length>},
     {"--key-length", integer(1, max_t5_matrix_entries),
      to<&invocation::t5, &t5_flags::key_length>},
+    {"--weights", nonempty("a file name"), to<&invocation::t5, &t5_flags::weights>},
 
     {"--version", no_value(), to<&invocation::version>},
 };

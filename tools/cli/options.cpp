@@ -232,7 +232,7 @@ void check_limit_flags(const invocation& inv) {
     usage_error(
         "posenc: --work-limit is for the accuracy, decay, check and entropy commands (the other "
         "commands have fixed limits)");
-  if (inv.max_input_bytes && !inv.input && !inv.hf_config && !inv.gguf)
+  if (inv.max_input_bytes && !inv.input && !inv.hf_config && !inv.gguf && !inv.t5.weights)
     usage_error(
         "posenc: --max-input-bytes limits the file of --input, --hf-config or --gguf; give one");
   if (inv.layer_type && !inv.hf_config)
@@ -302,13 +302,13 @@ void check_entropy_flags(const invocation& inv) {
 // positions or both lengths of a matrix.
 void check_t5_flags(const invocation& inv) {
   const t5_flags& t = inv.t5;
-  const bool any =
-      t.num_buckets || t.direction || t.log || t.relative || t.query_length || t.key_length;
+  const bool any = t.num_buckets || t.direction || t.log || t.relative || t.query_length ||
+                   t.key_length || t.weights;
   if (inv.cmd != command::t5_bias) {
     if (any)
       usage_error(
           "posenc: --num-buckets, --bidirectional, --causal, --log, --relative-positions, "
-          "--query-length and --key-length are for the t5-bias command");
+          "--query-length, --key-length and --weights are for the t5-bias command");
     return;
   }
   if (inv.flags != config_draft{} || inv.preset || inv.hf_config || inv.gguf || inv.layer_type ||

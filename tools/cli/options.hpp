@@ -140,6 +140,7 @@ struct t5_flags {
   std::optional<t5_relative_range> relative;  // --relative-positions A:B
   std::optional<std::uint64_t> query_length;  // --query-length Q
   std::optional<std::uint64_t> key_length;    // --key-length K
+  std::optional<std::string> weights;         // --weights FILE: .npy [num_buckets, heads]
 };
 
 struct invocation {

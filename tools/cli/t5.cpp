@@ -1,12 +1,15 @@
 #include "cli/t5.hpp"
 
 #include <charconv>
+#include <cmath>
 #include <string>
 #include <vector>
 
 #include <posenc/tables/t5.hpp>
 
 #include "cli/error.hpp"
+#include "cli/input_file.hpp"
+#include "cli/npy.hpp"
 #include "cli/output.hpp"
 
 namespace posenc::cli {
@@ -36,6 +39,31 @@ t5_config config_of(const invocation& inv) {
   return c;
 }
 
+// HF's relative_attention_bias.weight [num_buckets, heads] from a float32 .npy; sets c.heads.
+std::vector<float> load_weights(const invocation& inv, t5_config& c) {
+  const std::uint64_t max_bytes = inv.max_input_bytes.value_or(max_t5_weights_bytes);
+  input_file file(*inv.t5.weights, max_bytes,
+                  byte_limit_text(max_bytes, max_t5_weights_bytes, "64 MiB"));
+  static constexpr npy_dtype f32[] = {npy_dtype::f32};
+  npy_array a;
+  try {
+    a = read_npy(file, file.shown(), f32, max_t5_bias_values);
+  } catch (const cli_error&) {
+    file.check_input();
+    throw;
+  }
+  if (a.shape.size() != 2 || a.shape[0] != c.num_buckets || a.shape[1] == 0)
+    invalid("posenc: " + file.shown() + ": the weights must have shape [" +
+            std::to_string(c.num_buckets) +
+            ", heads] (num_buckets rows, as HF's "
+            "relative_attention_bias.weight)");
+  for (std::size_t i = 0; i < a.f32_data.size(); ++i)
+    if (!std::isfinite(a.f32_data[i]))
+      invalid("posenc: " + file.shown() + ": weight " + std::to_string(i) + " is not finite");
+  c.heads = static_cast<std::uint32_t>(a.shape[1]);
+  return std::move(a.f32_data);
+}
+
 void write_header_json(std::ostream& out, const t5_config& c) {
   out << "{\"num_buckets\": " << c.num_buckets << ", \"max_distance\": " << c.max_distance
       << ", \"direction\": \"" << t5_direction_name(c.direction) << "\", \"log\": \""
@@ -59,8 +87,21 @@ t5_relative_range parse_t5_relative_range(std::string_view text) {
 }
 
 int run_t5_bias(const invocation& inv, std::ostream& out) {
-  const t5_config c = config_of(inv);
+  t5_config c = config_of(inv);
   const t5_flags& f = inv.t5;
+  std::vector<float> w;
+  if (f.weights) w = load_weights(inv, c);
+  const std::size_t heads = w.empty() ? 0 : c.heads;
+  // Head h's bias at bucket b (HF: values = relative_attention_bias(buckets), [.., heads]).
+  const auto bias = [&](std::uint32_t b, std::size_t h) {
+    return format_float(w[std::size_t{b} * heads + h]);
+  };
+  const auto too_many = [&](std::uint64_t entries) {
+    if (heads != 0 && entries * heads > max_t5_bias_values)
+      invalid("posenc: t5-bias: " + std::to_string(entries) + " entries x " +
+              std::to_string(heads) + " heads is more than " + std::to_string(max_t5_bias_values) +
+              " bias values per call");
+  };
   std::string s;
   if (f.query_length) {
     // HF T5Attention.compute_bias: relative_position = memory_position - context_position.
@@ -69,6 +110,7 @@ int run_t5_bias(const invocation& inv, std::ostream& out) {
       invalid("posenc: t5-bias --query-length " + std::to_string(q) + " --key-length " +
               std::to_string(k) + " is " + std::to_string(q * k) + " entries; at most " +
               std::to_string(max_t5_matrix_entries) + " per call");
+    too_many(q * k);
     const auto bucket = [&](std::uint64_t i, std::uint64_t j) {
       return t5_bucket(c, static_cast<std::int64_t>(j) - static_cast<std::int64_t>(i));
     };
@@ -86,7 +128,27 @@ int run_t5_bias(const invocation& inv, std::ostream& out) {
           out << s;
           s.clear();
         }
-        out << "]}\n";
+        out << ']';
+        if (heads != 0) {
+          out << ", \"heads\": " << heads << ", \"bias\": [";
+          for (std::size_t h = 0; h < heads; ++h) {
+            s += h > 0 ? ", [" : "[";
+            for (std::uint64_t i = 0; i < q; ++i) {
+              s += i > 0 ? ", [" : "[";
+              for (std::uint64_t j = 0; j < k; ++j) {
+                if (j > 0) s += ", ";
+                s += bias(bucket(i, j), h);
+              }
+              s += ']';
+              out << s;
+              s.clear();
+            }
+            s += ']';
+          }
+          out << s << ']';
+          s.clear();
+        }
+        out << "}\n";
         break;
       case output_format::csv:
         out << "query,key,relative_position,bucket\n";
@@ -111,12 +173,24 @@ int run_t5_bias(const invocation& inv, std::ostream& out) {
           out << s << '\n';
           s.clear();
         }
+        for (std::size_t h = 0; h < heads; ++h) {
+          out << "bias of head " << h << ":\n";
+          for (std::uint64_t i = 0; i < q; ++i) {
+            for (std::uint64_t j = 0; j < k; ++j) {
+              if (j > 0) s += ' ';
+              s += pad_left(bias(bucket(i, j), h), 16);
+            }
+            out << s << '\n';
+            s.clear();
+          }
+        }
         break;
     }
     return exit_ok;
   }
   const auto md = static_cast<std::int64_t>(c.max_distance);
   const t5_relative_range r = f.relative.value_or(t5_relative_range{-md, md + 1});
+  too_many(static_cast<std::uint64_t>(r.last - r.first));
   switch (inv.format) {
     case output_format::json:
       write_header_json(out, c);
@@ -131,12 +205,31 @@ int run_t5_bias(const invocation& inv, std::ostream& out) {
         if (p > r.first) s += ", ";
         s += std::to_string(t5_bucket(c, p));
       }
-      out << s << "]}\n";
+      out << s << ']';
+      s.clear();
+      if (heads != 0) {
+        out << ", \"heads\": " << heads << ", \"bias\": [";
+        for (std::size_t h = 0; h < heads; ++h) {
+          s += h > 0 ? ", [" : "[";
+          for (std::int64_t p = r.first; p < r.last; ++p) {
+            if (p > r.first) s += ", ";
+            s += bias(t5_bucket(c, p), h);
+          }
+          s += ']';
+        }
+        out << s << ']';
+      }
+      out << "}\n";
       break;
     case output_format::csv:
-      out << "relative_position,bucket\n";
-      for (std::int64_t p = r.first; p < r.last; ++p)
-        s += std::to_string(p) + ',' + std::to_string(t5_bucket(c, p)) + '\n';
+      out << "relative_position,bucket";
+      for (std::size_t h = 0; h < heads; ++h) out << ",bias_" << h;
+      out << '\n';
+      for (std::int64_t p = r.first; p < r.last; ++p) {
+        s += std::to_string(p) + ',' + std::to_string(t5_bucket(c, p));
+        for (std::size_t h = 0; h < heads; ++h) s += ',' + bias(t5_bucket(c, p), h);
+        s += '\n';
+      }
       out << s;
       break;
     case output_format::text:
