@@ -33,7 +33,12 @@ json golden() {
   std::ifstream in(path);
   INFO("golden file: " << path);
   REQUIRE(in.good());
-  return json::parse(in);
+  try {
+    return json::parse(in);
+  } catch (const json::exception& e) {
+    FAIL("golden file " << path << " is not JSON: " << e.what());
+  }
+  return {};
 }
 
 json run_json(const std::vector<std::string>& args) {
