@@ -261,4 +261,6 @@ TEST_CASE("tools/entropy: argument errors", "[entropy]") {
   check_error({"entropy", "--head-dim", "64", "--lengths", "1k", "--work-limit", "1000"}, 1,
               "raise the budget with --work-limit N");
   check_error({"entropy", "--preset", "qwen2-vl-7b", "--lengths", "1k"}, 1, "multi-axis");
+  check_error({"entropy", "--head-dim", "64", "--lengths", "1k", "--seq-len", "4096"}, 2,
+              "--seq-len does not apply");
 }
