@@ -28,6 +28,8 @@
 
 #include "support.hpp"
 
+#include <cstdio>
+
 namespace {
 using json = nlohmann::json;
 using posenc_test::run_cli;
@@ -74,8 +76,8 @@ std::vector<double> normals(std::uint64_t seed, std::uint64_t sample, std::size_
   return out;
 }
 
-// H of softmax(z) in long double, z_r for r = 0..L-1 as in the comment at the top.
-double entropy_head_dim_2(const std::vector<double>& g, std::uint64_t L) {
+// H of softmax(scale z) in long double, z_r for r = 0..L-1 as in the comment at the top.
+double entropy_head_dim_2(const std::vector<double>& g, std::uint64_t L, long double scale = 1) {
   const long double a =
       static_cast<long double>(g[0]) * g[2] + static_cast<long double>(g[1]) * g[3];
   const long double b =
@@ -84,7 +86,7 @@ double entropy_head_dim_2(const std::vector<double>& g, std::uint64_t L) {
   long double m = -1e300L;
   for (std::uint64_t r = 0; r < L; ++r) {
     const long double x = static_cast<long double>(r);
-    z[r] = (a * std::cos(x) + b * std::sin(x)) / std::sqrt(2.0L);
+    z[r] = scale * (a * std::cos(x) + b * std::sin(x)) / std::sqrt(2.0L);
     m = std::fmax(m, z[r]);
   }
   long double sum = 0, weighted = 0;
@@ -116,6 +118,75 @@ TEST_CASE("tools/entropy: head_dim 2, one sample: the literal entropies", "[entr
     CHECK(p.at("scaled_std_error").get<double>() == 0.0);  // one sample
   }
   CHECK(j.at("points")[0].at("scaled").get<double>() == 0.0);  // one key: no uncertainty
+}
+
+// A scratch file in the build directory.
+std::string write_scratch(const std::string& name, const std::string& text) {
+  const std::string path = std::string(SCRATCH_DIR) + "/" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+TEST_CASE("tools/entropy --qk: given q and k", "[entropy]") {
+  // q = (1, 2), k = (0.5, -1): from the Python script, L = 1, 2, 3, 5.
+  const std::string qk = write_scratch("entropy_qk.json", R"({"q": [1, 2], "k": [0.5, -1]})");
+  const json j = run_json({"entropy", "--head-dim", "2", "--lengths", "1,2,3,5", "--qk", qk,
+                           "--temperature", "log-n", "--training-length", "2"});
+  const double literal[] = {0.0, 0.6350759409337847, 1.0358553326361215, 0.977771076958168};
+  const std::uint64_t lengths[] = {1, 2, 3, 5};
+  const std::vector<double> g = {1, 2, 0.5, -1};
+  CHECK(j.at("samples") == 1);
+  CHECK(j.at("qk_file") == qk);
+  for (std::size_t i = 0; i < 4; ++i) {
+    const json& p = j.at("points")[i];
+    const std::uint64_t L = lengths[i];
+    INFO("L = " << L);
+    CHECK(std::fabs(p.at("scaled").get<double>() - literal[i]) <= 1e-14);
+    CHECK(std::fabs(p.at("scaled").get<double>() - entropy_head_dim_2(g, L)) <= 1e-14);
+    CHECK(p.at("scaled_std_error").get<double>() == 0.0);
+    // log-n with training length 2: s = log L / log 2 once L > 2.
+    const long double s = L > 2 ? std::log(static_cast<long double>(L)) / std::log(2.0L) : 1.0L;
+    CHECK(std::fabs(p.at("tempered").get<double>() - entropy_head_dim_2(g, L, s)) <= 1e-14);
+  }
+  // The q and k of the estimator's draw (seed 7, sample 0), given as a file, give the estimate
+  // of that one draw bit for bit.
+  const std::vector<double> n = normals(7, 0, 8);
+  char text[512];
+  std::snprintf(text, sizeof text,
+                R"({"q": [%.17g, %.17g, %.17g, %.17g], "k": [%.17g, %.17g, %.17g, %.17g]})", n[0],
+                n[1], n[2], n[3], n[4], n[5], n[6], n[7]);
+  const std::string drawn = write_scratch("entropy_qk_drawn.json", text);
+  const json a = run_json({"entropy", "--head-dim", "4", "--base", "100", "--scaling", "linear",
+                           "--factor", "2", "--lengths", "3,17,100", "--qk", drawn});
+  const json b =
+      run_json({"entropy", "--head-dim", "4", "--base", "100", "--scaling", "linear", "--factor",
+                "2", "--lengths", "3,17,100", "--samples", "1", "--seed", "7"});
+  CHECK(a.at("points") == b.at("points"));
+  // Errors.
+  check_error({"entropy", "--head-dim", "2", "--lengths", "4", "--qk", "/nonexistent/qk.json"}, 1,
+              "cannot open");
+  const std::string short_q = write_scratch("entropy_qk_short.json", R"({"q": [1], "k": [1, 2]})");
+  check_error({"entropy", "--head-dim", "2", "--lengths", "4", "--qk", short_q}, 1,
+              "\"q\" must be 2 finite numbers (head_dim)");
+  const std::string text_k =
+      write_scratch("entropy_qk_text.json", R"({"q": [1, 2], "k": [1, "2"]})");
+  check_error({"entropy", "--head-dim", "2", "--lengths", "4", "--qk", text_k}, 1,
+              "\"k\" must be 2 finite numbers");
+  const std::string extra =
+      write_scratch("entropy_qk_extra.json", R"({"q": [1, 2], "k": [1, 2], "v": 1})");
+  check_error({"entropy", "--head-dim", "2", "--lengths", "4", "--qk", extra}, 1,
+              "unknown key \"v\" (q, k)");
+  const std::string nested =
+      write_scratch("entropy_qk_nested.json", R"({"q": [[1], 2], "k": [1, 2]})");
+  check_error({"entropy", "--head-dim", "2", "--lengths", "4", "--qk", nested}, 1, "nested deeper");
+  const std::string broken = write_scratch("entropy_qk_broken.json", R"({"q": [1, 2)");
+  check_error({"entropy", "--head-dim", "2", "--lengths", "4", "--qk", broken}, 1,
+              "not valid JSON");
+  check_error({"entropy", "--head-dim", "2", "--lengths", "4", "--qk", qk, "--samples", "4"}, 2,
+              "--samples and --seed are for random draws");
+  check_error(
+      {"entropy", "--head-dim", "2", "--lengths", "4", "--qk", qk, "--max-input-bytes", "5"}, 1,
+      "is larger than 5 bytes");
 }
 
 TEST_CASE("tools/entropy: llama-3.1-8b 1k:128k, laws and temperatures", "[entropy]") {

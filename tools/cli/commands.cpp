@@ -100,11 +100,11 @@ constexpr command_info table[] = {
     {command::entropy, "entropy",
      "--lengths A:B|a,b,... [config] [--samples N] [--seed S]\n"
      "[--temperature none|llama4|log-n] [--floor-scale X] [--attn-scale X]\n"
-     "[--training-length N] [--format F] [--svg FILE]",
+     "[--training-length N] [--qk FILE] [--format F] [--svg FILE]",
      "expected softmax entropy of the last query's attention over L keys for seeded\n"
      "random q, k (default 128 samples): the configuration as given, without its scaling,\n"
      "and with a query temperature, next to log L; A:B is A, 2A, ... up to B (1k = 1024,\n"
-     "1M = 2^20; L <= 4M, at most 64 lengths)",
+     "1M = 2^20; L <= 4M, at most 64 lengths); --qk FILE: a given q and k instead",
      true, "", run_entropy},
     {command::t5_bias, "t5-bias",
      "[--num-buckets N] [--max-distance D] [--bidirectional | --causal]\n"

@@ -2,12 +2,16 @@
 
 #include <cmath>
 #include <cstdio>
+#include <span>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include <posenc/analysis/dials.hpp>
 
 #include "cli/compute.hpp"
 #include "cli/error.hpp"
+#include "cli/input_file.hpp"
 #include "cli/numbers.hpp"
 #include "cli/output.hpp"
 #include "cli/run.hpp"
@@ -141,6 +145,80 @@ entropy_result compute_entropy(const rope_config& c, const attention_temperature
   return r;
 }
 
+entropy_result compute_entropy_of(const rope_config& c, const attention_temperature& t,
+                                  const std::vector<std::uint64_t>& lengths,
+                                  const std::vector<double>& q, const std::vector<double>& k,
+                                  std::uint64_t work_limit) {
+  entropy_result r;
+  r.config = c;
+  r.temperature = t;
+  r.curves = {{"scaled", {}}, {"unscaled", {}}};
+  if (t.kind != temperature_kind::none) r.curves.push_back({"tempered", {}});
+  // The work of one draw, checked as for the estimate.
+  std::uint64_t longest = 0;
+  std::uint64_t total = 0;
+  for (std::uint64_t l : lengths) {
+    longest = l > longest ? l : longest;
+    total += l;
+  }
+  const bool per_length =
+      c.scaling.type == scaling_type::dynamic || c.scaling.type == scaling_type::longrope;
+  const std::uint64_t work = r.curves.size() * (per_length ? total : longest) * (c.rotary_dim / 2);
+  if (work > work_limit)
+    invalid("posenc: entropy over lengths up to " + std::to_string(longest) + " and " +
+            std::to_string(c.rotary_dim / 2) + " pairs is " + std::to_string(work) +
+            " steps, beyond the limit of " + std::to_string(work_limit) +
+            "; lower --lengths, or raise the budget with --work-limit N");
+  r.lengths = lengths;
+  r.samples = 1;
+  std::vector<double> z(longest);
+  const auto curve = [&](entropy_curve& e, const rope_config& cc, const attention_temperature& tt) {
+    e.points.assign(lengths.size(), {});
+    if (!per_length) analysis::shared_key_logits(cc, q, k, longest, z);
+    for (std::size_t n = 0; n < lengths.size(); ++n) {
+      const std::uint64_t L = lengths[n];
+      const std::span<double> zl(z.data(), L);
+      if (per_length) analysis::shared_key_logits(cc, q, k, L, zl);
+      const double s = query_scale<double>(tt, L - 1);
+      e.points[n] = {L, analysis::softmax_entropy(zl, s), 0.0, std::log(static_cast<double>(L)), s};
+    }
+  };
+  curve(r.curves[0], c, temperature::none());
+  curve(r.curves[1], analysis::unscaled(c), temperature::none());
+  if (r.curves.size() == 3) curve(r.curves[2], c, t);
+  return r;
+}
+
+void load_qk(const std::string& path, std::uint64_t max_bytes, std::uint32_t head_dim,
+             std::vector<double>& q, std::vector<double>& k) {
+  const std::string shown = printable(path);
+  const nlohmann::json root =
+      parse_json_file(path, max_bytes, byte_limit_text(max_bytes, max_qk_bytes, "16 MiB"),
+                      [&](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
+                        if (depth > 2)
+                          invalid("posenc: " + shown +
+                                  ": nested deeper than {\"q\": [...], "
+                                  "\"k\": [...]}");
+                        return true;
+                      });
+  for (const auto& [key, v] : root.items())
+    if (key != "q" && key != "k")
+      invalid("posenc: " + shown + ": unknown key \"" + printable(key) + "\" (q, k)");
+  const auto vector = [&](const char* key, std::vector<double>& out) {
+    const auto it = root.find(key);
+    const std::string what = "posenc: " + shown + ": \"" + key + "\" must be " +
+                             std::to_string(head_dim) + " finite numbers (head_dim)";
+    if (it == root.end() || !it->is_array() || it->size() != head_dim) invalid(what);
+    out.clear();
+    for (const nlohmann::json& x : *it) {
+      if (!x.is_number() || !std::isfinite(x.get<double>())) invalid(what);
+      out.push_back(x.get<double>());
+    }
+  };
+  vector("q", q);
+  vector("k", k);
+}
+
 void write_entropy(std::ostream& out, const entropy_result& r, output_format f, bool text) {
   const std::size_t n = r.lengths.size();
   const bool tempered = r.curves.size() == 3;
@@ -160,8 +238,9 @@ void write_entropy(std::ostream& out, const entropy_result& r, output_format f, 
   if (!text && f == output_format::json) {
     out << "{\"rotary_dim\": " << r.config.rotary_dim << ", \"head_dim\": " << r.config.head_dim
         << ", \"scaling\": \"" << scaling_name(r.config.scaling.type)
-        << "\", \"samples\": " << r.samples << ", \"seed\": " << r.seed << ", \"temperature\": \""
-        << temperature_word(r.temperature) << '"';
+        << "\", \"samples\": " << r.samples << ", \"seed\": " << r.seed;
+    if (!r.qk_file.empty()) out << ", \"qk_file\": " << nlohmann::json(r.qk_file).dump();
+    out << ", \"temperature\": \"" << temperature_word(r.temperature) << '"';
     if (r.temperature.kind == temperature_kind::llama4)
       out << ", \"floor_scale\": " << format_double(r.temperature.floor_scale)
           << ", \"attn_scale\": " << format_double(r.temperature.attn_scale);
@@ -181,9 +260,14 @@ void write_entropy(std::ostream& out, const entropy_result& r, output_format f, 
     out << "]}\n";
     return;
   }
-  out << "expected attention entropy (nats) of the last query over L keys, " << r.samples
-      << " samples of q, k ~ N(0, I) (seed " << r.seed << "); " << config_title(r.config)
-      << "; unscaled: the same without scaling";
+  if (r.qk_file.empty()) {
+    out << "expected attention entropy (nats) of the last query over L keys, " << r.samples
+        << " samples of q, k ~ N(0, I) (seed " << r.seed << ")";
+  } else {
+    out << "attention entropy (nats) of the last query over L keys, q and k of "
+        << printable(r.qk_file);
+  }
+  out << "; " << config_title(r.config) << "; unscaled: the same without scaling";
   if (tempered)
     out << "; tempered: with the " << temperature_word(r.temperature) << " temperature ("
         << temperature_parameters(r.temperature) << ")";
@@ -205,8 +289,9 @@ void write_entropy(std::ostream& out, const entropy_result& r, output_format f, 
 
 svg::plot entropy_plot(const entropy_result& r) {
   svg::plot p;
-  p.title = "Attention entropy, " + config_title(r.config) + ", " + std::to_string(r.samples) +
-            " samples";
+  p.title = "Attention entropy, " + config_title(r.config) + ", " +
+            (r.qk_file.empty() ? std::to_string(r.samples) + " samples"
+                               : "q and k of " + printable(r.qk_file));
   p.x.title = "context length L (tokens)";
   p.x.log = true;
   p.y.title = "expected entropy (nats)";
@@ -274,9 +359,17 @@ int run_entropy(const invocation& inv, std::ostream& out) {
     }
   }
   if (const temperature_error te = validate(t); te != temperature_error::ok) invalid(message(te));
-  const entropy_result r =
-      compute_entropy(c, t, e.lengths, e.samples.value_or(default_entropy_samples),
-                      e.seed.value_or(1), inv.work_limit.value_or(max_entropy_work));
+  entropy_result r;
+  if (e.qk) {
+    std::vector<double> q;
+    std::vector<double> k;
+    load_qk(*e.qk, inv.max_input_bytes.value_or(max_qk_bytes), c.head_dim, q, k);
+    r = compute_entropy_of(c, t, e.lengths, q, k, inv.work_limit.value_or(max_entropy_work));
+    r.qk_file = *e.qk;
+  } else {
+    r = compute_entropy(c, t, e.lengths, e.samples.value_or(default_entropy_samples),
+                        e.seed.value_or(1), inv.work_limit.value_or(max_entropy_work));
+  }
   if (inv.svg) svg::write_file(*inv.svg, entropy_plot(r));
   write_entropy(out, r, inv.format, !inv.analysis.format_given);
   return exit_ok;

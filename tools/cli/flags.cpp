@@ -294,6 +294,7 @@ constexpr flag table[] = {
     {"--attn-scale", number(), to<&invocation::entropy, &entropy_flags::attn_scale>},
     {"--training-length", integer(2, max_temperature_position),
      to<&invocation::entropy, &entropy_flags::training_length>},
+    {"--qk", nonempty("a file name"), to<&invocation::entropy, &entropy_flags::qk>},
     // t5-bias (and --max-distance)
     {"--num-buckets", integer(0, UINT32_MAX, "a non-negative integer below 2^32"),
      to<&invocation::t5, &t5_flags::num_buckets>},

@@ -232,7 +232,8 @@ void check_limit_flags(const invocation& inv) {
     usage_error(
         "posenc: --work-limit is for the accuracy, decay, check and entropy commands (the other "
         "commands have fixed limits)");
-  if (inv.max_input_bytes && !inv.input && !inv.hf_config && !inv.gguf && !inv.t5.weights)
+  if (inv.max_input_bytes && !inv.input && !inv.hf_config && !inv.gguf && !inv.t5.weights &&
+      !inv.entropy.qk)
     usage_error(
         "posenc: --max-input-bytes limits the file of --input, --hf-config or --gguf; give one");
   if (inv.layer_type && !inv.hf_config)
@@ -280,17 +281,19 @@ void check_apply_flags(const invocation& inv) {
 void check_entropy_flags(const invocation& inv) {
   const entropy_flags& e = inv.entropy;
   const bool any = !e.lengths.empty() || e.samples || e.seed || e.temperature || e.floor_scale ||
-                   e.attn_scale || e.training_length;
+                   e.attn_scale || e.training_length || e.qk;
   if (inv.cmd != command::entropy) {
     if (any)
       usage_error(
-          "posenc: --lengths, --samples, --seed, --temperature, --floor-scale, --attn-scale and "
-          "--training-length are for the entropy command");
+          "posenc: --lengths, --samples, --seed, --temperature, --floor-scale, --attn-scale, "
+          "--training-length and --qk are for the entropy command");
     return;
   }
   if (inv.positions || inv.additive.rows || !inv.accuracy.positions.empty())
     usage_error("posenc: entropy takes --lengths, not --positions");
   if (e.lengths.empty()) usage_error("posenc: entropy needs --lengths A:B or a,b,...");
+  if (e.qk && (e.samples || e.seed))
+    usage_error("posenc: --qk gives q and k; --samples and --seed are for random draws");
   if (inv.seq_len_given)
     usage_error(
         "posenc: entropy takes the frequencies of each length L (dynamic and longrope at "

@@ -125,6 +125,7 @@ struct entropy_flags {
   std::optional<double> floor_scale;              // --floor-scale X (llama4)
   std::optional<double> attn_scale;               // --attn-scale X (llama4)
   std::optional<std::uint64_t> training_length;   // --training-length N (log-n)
+  std::optional<std::string> qk;                  // --qk FILE: given q and k instead of draws
 };
 
 // Flags of `t5-bias` (tools/cli/t5.hpp); its max_distance is --max-distance (analysis_flags).
