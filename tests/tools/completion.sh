@@ -50,7 +50,7 @@ expect() {
 
 commands=$("$posenc" --help | sed -nE 's/^(usage:)? +posenc ([a-z]+) .*/\2/p' | grep -vx help | sort -u)
 [ "$(wc -l <<< "$commands")" -ge 12 ] || problem "found only these commands in --help: $commands"
-expect "accuracy alibi apply check decay dials emit freqs help layers ramp sinusoidal table " ""
+expect "accuracy alibi apply check decay dials emit entropy freqs help layers ramp sinusoidal t5-bias table " ""
 expect "table " ta
 expect "decay dials " d
 expect "sinusoidal " help si

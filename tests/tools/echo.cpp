@@ -516,3 +516,46 @@ TEST_CASE("echo: an unknown key in v5 rope_parameters is warned about and listed
   CHECK(lines[7] == "# keys not used (config " + p + "): rope_parameters.rope_wobble");
   CHECK(lines[8] == "i,inv_freq,inv_freq_f64");
 }
+
+TEST_CASE("echo: entropy and t5-bias", "[echo]") {
+  const result e =
+      run_cli({"entropy", "--head-dim", "8", "--lengths", "16,32", "--samples", "2",
+               "--temperature", "log-n", "--training-length", "16", "--format", "csv"});
+  REQUIRE(e.status == 0);
+  CHECK(
+      e.out.starts_with("# head_dim = 8 (flag --head-dim)\n"
+                        "# rotary_dim = 8 (default: head_dim)\n"
+                        "# base = 10000 (default)\n"
+                        "# layout = half (default)\n"
+                        "# scaling = none (default)\n"
+                        "# seq_len = 0 (default)\n"
+                        "# samples = 2 (flag --samples)\n"
+                        "# seed = 1 (default)\n"
+                        "# temperature = log-n (flag --temperature)\n"
+                        "# training_length = 16 (flag --training-length)\n"
+                        "# lengths = 16..32 (2 lengths) (flag --lengths)\n"
+                        "length,log_length,"));
+  if (posenc::cli::presets_available()) {
+    const json scout =
+        config_of(run_cli({"entropy", "--preset", "llama-4-scout", "--lengths", "16", "--samples",
+                           "1", "--temperature", "llama4", "--format", "json"}));
+    CHECK(scout.at("floor_scale") ==
+          json::parse(R"({"value": 8192, "source": "preset llama-4-scout"})"));
+    CHECK(scout.at("head_dim") ==
+          json::parse(R"({"value": 128, "source": "preset llama-4-scout"})"));
+  }
+  CHECK(config_line(run_cli({"t5-bias", "--num-buckets", "8", "--max-distance", "8", "--causal",
+                             "--relative-positions", "0:1"})
+                        .out) ==
+        R"({"config": {"num_buckets": {"value": 8, "source": "flag --num-buckets"}, )"
+        R"("max_distance": {"value": 8, "source": "flag --max-distance"}, )"
+        R"("direction": {"value": "causal", "source": "flag --causal"}, )"
+        R"("log": {"value": "hf-float32", "source": "default"}},)");
+  CHECK(run_cli({"t5-bias", "--relative-positions", "0:1", "--format", "text"})
+            .out.starts_with("# num_buckets = 32 (default)\n"
+                             "# max_distance = 128 (default)\n"
+                             "# direction = bidirectional (default)\n"
+                             "# log = hf-float32 (default)\n"
+                             "\n"
+                             "T5 buckets, 32 buckets"));
+}

@@ -213,11 +213,11 @@ TEST_CASE("bad input: non-zero exit, one line on stderr, nothing on stdout", "[e
       {{},
        2,
        "posenc: missing command (freqs, table, apply, alibi, sinusoidal, decay, dials, ramp, "
-       "check, emit, accuracy or layers); see posenc --help"},
+       "check, emit, accuracy, layers, entropy or t5-bias); see posenc --help"},
       {{"frobnicate"},
        2,
        "posenc: unknown command 'frobnicate' (freqs, table, apply, alibi, sinusoidal, decay, "
-       "dials, ramp, check, emit, accuracy or layers)"},
+       "dials, ramp, check, emit, accuracy, layers, entropy or t5-bias)"},
       {{"freqs", "--foo"}, 2, "posenc: unknown flag --foo"},
       {{"freqs", "--head-dim", "12abc"}, 2, "posenc: --head-dim needs a positive integer"},
       {{"freqs", "--head-dim"}, 2, "posenc: --head-dim needs a value"},

@@ -6,7 +6,9 @@
 #include <posenc/frequencies/rope.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -222,9 +224,9 @@ TEST_CASE("broken config files give one line naming the file and the field", "[h
         "posenc: c.json: rope_scaling must be an object or null");
   CHECK(parse_error(R"({"head_dim": 64, "rope_scaling": {"factor": 4}})") ==
         "posenc: c.json: rope_scaling has no \"rope_type\" or \"type\"");
-  CHECK(parse_error(R"({"head_dim": 64, "rope_scaling": {"type": "mrope"}})") ==
-        "posenc: c.json: rope_scaling.type 'mrope' is not supported (default, linear, ntk, "
-        "dynamic, yarn, llama3, longrope)");
+  CHECK(parse_error(R"({"head_dim": 64, "rope_scaling": {"type": "mystery"}})") ==
+        "posenc: c.json: rope_scaling.type 'mystery' is not supported (default, linear, ntk, "
+        "dynamic, yarn, llama3, longrope, mrope)");
   CHECK(parse_error(R"({"head_dim": 64, "rope_scaling": {"rope_type": "linear"}})") ==
         "posenc: linear scaling needs a factor (--factor)");
   CHECK(parse_error(R"({"head_dim": 64, "rope_scaling": {"rope_type": "yarn", "factor": 4,
@@ -408,13 +410,12 @@ TEST_CASE("the keys read and not read; warnings for rope keys not understood",
   CHECK(k.warnings.empty());
   // a rope key nobody reads, at the top level and in the rope dict, each warned once by name
   k = keys_of(R"({"head_dim": 64, "rope_ntk_alpha": 2,
-                  "rope_scaling": {"type": "linear", "factor": 2, "mrope_section": [16, 24, 24],
+                  "rope_scaling": {"type": "linear", "factor": 2, "alpha": [16, 24, 24],
                                    "original_max_position_embeddings": 4096}})");
-  CHECK(k.warnings ==
-        strings{"posenc: warning: c.json: rope key rope_ntk_alpha is not used",
-                "posenc: warning: c.json: rope key rope_scaling.mrope_section is not used",
-                "posenc: warning: c.json: rope key "
-                "rope_scaling.original_max_position_embeddings is not used"});
+  CHECK(k.warnings == strings{"posenc: warning: c.json: rope key rope_ntk_alpha is not used",
+                              "posenc: warning: c.json: rope key rope_scaling.alpha is not used",
+                              "posenc: warning: c.json: rope key "
+                              "rope_scaling.original_max_position_embeddings is not used"});
   // v5 as saved: the sliding layers' top-level base is understood for the full-attention layers
   k = keys_of(R"({"head_dim": 64, "rope_theta": 1e6, "rope_local_base_freq": 1e4,
                   "rope_parameters": {"full_attention": {"rope_type": "linear", "factor": 8},
@@ -434,4 +435,47 @@ TEST_CASE("the keys read and not read; warnings for rope keys not understood",
                           "rope_parameters.sliding_attention.rope_type"});
   CHECK(k.unused == strings{"rope_parameters.full_attention"});
   CHECK(k.warnings.empty());
+}
+
+// M-RoPE keys as the Qwen2-VL / Qwen2.5-VL config.json writes them (type "mrope", which
+// Qwen2VLConfig turns into "default") and as Qwen3-VL's text_config does (rope_type "default",
+// mrope_interleaved); the keys are read (listed as used, not warned about).
+TEST_CASE("M-RoPE keys: mrope_section and mrope_interleaved", "[hf_config][mrope]") {
+  config_keys keys;
+  const config_draft qwen2 = parse_hf_config(
+      R"({"model_type": "qwen2_vl", "hidden_size": 3584, "num_attention_heads": 28,
+          "rope_theta": 1000000.0,
+          "rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24]}})",
+      "c.json", {}, &keys);
+  CHECK(qwen2.scaling == scaling_type::none);
+  REQUIRE(qwen2.mrope_section.has_value());
+  CHECK(*qwen2.mrope_section == std::array<std::uint32_t, 3>{16, 24, 24});
+  CHECK(!qwen2.mrope_interleaved.has_value());
+  CHECK(std::find(keys.used.begin(), keys.used.end(), "rope_scaling.mrope_section") !=
+        keys.used.end());
+  CHECK(keys.warnings.empty());
+  const config_draft qwen3 = parse_hf_config(
+      R"({"model_type": "qwen3_vl", "text_config": {"head_dim": 128, "rope_theta": 5000000,
+          "rope_scaling": {"rope_type": "default", "mrope_section": [24, 20, 20],
+                           "mrope_interleaved": true}}})",
+      "c.json");
+  REQUIRE(qwen3.mrope_section.has_value());
+  CHECK(*qwen3.mrope_section == std::array<std::uint32_t, 3>{24, 20, 20});
+  CHECK(qwen3.mrope_interleaved == std::optional<bool>(true));
+  // transformers v5 rope_parameters carry them too.
+  const config_draft v5 = parse_hf_config(
+      R"({"head_dim": 128, "rope_parameters": {"rope_type": "default", "rope_theta": 1e6,
+          "mrope_section": [16, 24, 24]}})",
+      "c.json");
+  CHECK(v5.mrope_section == std::optional<std::array<std::uint32_t, 3>>({16, 24, 24}));
+  // One line for a malformed section.
+  for (const char* bad : {"[16, 24]", "[16, 24, 24, 0]", "[16, 24.5, 24]", "[-1, 24, 24]"})
+    CHECK(parse_error(std::string(R"({"head_dim": 128, "rope_scaling": {"type": "mrope",
+                                     "mrope_section": )") +
+                      bad + "}}") ==
+          "posenc: c.json: rope_scaling.mrope_section must be a list of 3 non-negative integers "
+          "(temporal, height, width pairs)");
+  CHECK(parse_error(R"({"head_dim": 128, "rope_scaling": {"type": "mrope",
+                        "mrope_interleaved": 1}})") ==
+        "posenc: c.json: rope_scaling.mrope_interleaved must be true or false");
 }

@@ -37,7 +37,7 @@ parser_commands=$(grep -vE '^-' <<< "$parser_words" || true)
   problem "found only these commands in $parser_words_file: $parser_commands"
 
 # Names from --help: the commands of the usage lines, every --flag anywhere.
-help_commands=$(sed -nE 's/^(usage:)? *posenc ([a-z]+).*/\2/p' <<< "$help" | sort -u)
+help_commands=$(sed -nE 's/^(usage:)? *posenc ([a-z][a-z0-9-]*).*/\2/p' <<< "$help" | sort -u)
 help_flags=$(grep -oE -- '--[a-z][a-z0-9-]*' <<< "$help" | sort -u)
 
 # The man page with roff escapes undone: \- is -, font changes and quotes removed.

@@ -235,13 +235,13 @@ TEST_CASE("usage errors name the problem in one line", "[options]") {
   const std::vector<bad_case> cases = {
       {{},
        "posenc: missing command (freqs, table, apply, alibi, sinusoidal, decay, dials, ramp, "
-       "check, emit, accuracy or layers); see posenc --help"},
+       "check, emit, accuracy, layers, entropy or t5-bias); see posenc --help"},
       {{"--head-dim", "128"},
        "posenc: missing command (freqs, table, apply, alibi, sinusoidal, decay, dials, ramp, "
-       "check, emit, accuracy or layers); see posenc --help"},
+       "check, emit, accuracy, layers, entropy or t5-bias); see posenc --help"},
       {{"frobnicate"},
        "posenc: unknown command 'frobnicate' (freqs, table, apply, alibi, sinusoidal, decay, "
-       "dials, ramp, check, emit, accuracy or layers)"},
+       "dials, ramp, check, emit, accuracy, layers, entropy or t5-bias)"},
       {{"freqs", "table"}, "posenc: unexpected argument 'table'"},
       {{"freqs", "--foo"}, "posenc: unknown flag --foo"},
       {{"freqs", "--foo=1"}, "posenc: unknown flag --foo"},
@@ -314,7 +314,7 @@ TEST_CASE("one row per command and per flag", "[options]") {
   for (const command_info& c : commands()) names.push_back(c.name);
   CHECK(names == std::vector<std::string_view>{"freqs", "table", "apply", "alibi", "sinusoidal",
                                                "decay", "dials", "ramp", "check", "emit",
-                                               "accuracy", "layers"});
+                                               "accuracy", "layers", "entropy", "t5-bias"});
   for (const command_info& c : commands()) CHECK(&command_of(c.id) == &c);
   std::vector<std::string_view> flag_names;
   for (const flag& f : flags()) {
@@ -324,7 +324,7 @@ TEST_CASE("one row per command and per flag", "[options]") {
     CHECK(std::ranges::count(flag_names, f.name) == 0);
     flag_names.push_back(f.name);
   }
-  CHECK(flag_names.size() == 51u);  // and --help, -h (help_flags)
+  CHECK(flag_names.size() == 69u);  // and --help, -h (help_flags)
 }
 
 TEST_CASE("the words of the enums", "[options]") {

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The --svg plots of `posenc decay|dials|ramp` read back with a real XML parser.
+"""The --svg plots of `posenc decay|dials|ramp|entropy` read back with a real XML parser.
 
 For each command the same configuration is run twice, once with --svg and once for its CSV. Every
 point of every plotted series is mapped back from pixels to data coordinates with the data range
@@ -243,6 +243,22 @@ def main():
                                             for r in rows}
         with open(path, encoding="utf-8") as f:
             check_plot("ramp " + name, f.read(), expected)
+
+    # entropy: the scaled, unscaled and tempered curves and log L at each length of the CSV.
+    cfg = ["--head-dim", "64", "--base", "10000", "--scaling", "linear", "--factor", "4",
+           "--lengths", "16:4096", "--samples", "4", "--temperature", "llama4",
+           "--floor-scale", "64"]
+    path = os.path.join(work, "svg_check_entropy.svg")
+    run(exe, ["entropy"] + cfg + ["--svg", path])
+    rows = read_csv(run(exe, ["entropy"] + cfg + ["--format", "csv"]))
+    if len(rows) != 9:
+        fail("entropy csv: %d rows, expected 9" % len(rows))
+    expected = {name: {int(r["length"]): float(r[column]) for r in rows}
+                for name, column in (("scaled", "scaled"), ("unscaled", "unscaled"),
+                                     ("tempered (llama4)", "tempered"),
+                                     ("log L (uniform attention)", "log_length"))}
+    with open(path, encoding="utf-8") as f:
+        check_plot("entropy", f.read(), expected)
 
     if failures:
         print("%d failure(s)" % len(failures))

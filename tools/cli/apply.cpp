@@ -5,6 +5,7 @@
 #include <posenc/kernels/dispatch.hpp>
 #include <posenc/kernels/rope_table.hpp>
 #include <posenc/kernels/tensor.hpp>
+#include <posenc/tables/mrope.hpp>
 #include <posenc/tables/runtime_rope_cache.hpp>
 
 #include <algorithm>
@@ -15,9 +16,14 @@
 
 #include "cli/compute.hpp"
 #include "cli/error.hpp"
+#include "cli/hf_config.hpp"
 #include "cli/input_file.hpp"
 #include "cli/output.hpp"
 #include "cli/run.hpp"
+
+#if POSENC_CLI_PRESETS
+#include <posenc/spec/select.hpp>
+#endif
 
 namespace posenc::cli {
 
@@ -226,27 +232,42 @@ void set_dimensions(apply_input& in, const std::vector<std::uint64_t>& shape,
   }
 }
 
-// Positions 0, 1, ..., tokens - 1 in every batch row (HF's default position_ids).
+// Positions 0, 1, ..., tokens - 1 in every batch row and stream (HF's default position_ids; for
+// M-RoPE get_rope_index's text-only case, the same on the three streams).
 void default_positions(apply_input& in) {
-  in.positions.resize(in.batch * in.tokens);
-  for (std::size_t b = 0; b < in.batch; ++b)
+  in.positions.resize(in.streams * in.batch * in.tokens);
+  for (std::size_t r = 0; r < in.streams * in.batch; ++r)
     for (std::size_t t = 0; t < in.tokens; ++t)
-      in.positions[b * in.tokens + t] = static_cast<std::int64_t>(t);
+      in.positions[r * in.tokens + t] = static_cast<std::int64_t>(t);
   in.positions_given = false;
 }
 
-// `ids` (tokens of them: every row the same; or batch * tokens) as in.positions.
+// `ids` (streams * tokens of them: every batch row the same; or streams * batch * tokens) as
+// in.positions.
 void set_positions(apply_input& in, std::vector<std::int64_t> ids) {
-  if (ids.size() == in.tokens && in.batch > 1) {
-    ids.resize(in.batch * in.tokens);
-    for (std::size_t b = 1; b < in.batch; ++b)
-      std::copy_n(ids.begin(), in.tokens, ids.begin() + static_cast<std::ptrdiff_t>(b * in.tokens));
+  if (ids.size() == in.streams * in.tokens && in.batch > 1) {
+    std::vector<std::int64_t> all(in.streams * in.batch * in.tokens);
+    for (std::size_t st = 0; st < in.streams; ++st)
+      for (std::size_t b = 0; b < in.batch; ++b)
+        std::copy_n(ids.begin() + static_cast<std::ptrdiff_t>(st * in.tokens), in.tokens,
+                    all.begin() + static_cast<std::ptrdiff_t>((st * in.batch + b) * in.tokens));
+    ids = std::move(all);
   }
   in.positions = std::move(ids);
   in.positions_given = true;
 }
 
 std::string per_token_rule(const apply_input& in) {
+  if (in.streams > 1) {
+    const std::string s = std::to_string(in.streams);
+    std::string r = s + " x tokens integers (" + std::to_string(in.streams * in.tokens) + ")";
+    if (in.batch > 1)
+      r += " or " + s + " x batch x tokens (" + std::to_string(in.streams * in.batch * in.tokens) +
+           ")";
+    return r + ", one row per position stream (" +
+           (in.streams == 3 ? "temporal, height, width" : "height, width") +
+           "): the configuration is " + (in.streams == 3 ? "M-RoPE" : "2-D axial RoPE");
+  }
   std::string s = "one integer per token (" + std::to_string(in.tokens) + ")";
   if (in.batch > 1)
     s += " or per batch row and token (" + std::to_string(in.batch * in.tokens) + ")";
@@ -254,10 +275,11 @@ std::string per_token_rule(const apply_input& in) {
 }
 
 apply_input apply_input_of(apply_reader& rd, const std::string& source, std::uint64_t max_elements,
-                           std::optional<shape_order> order) {
+                           std::optional<shape_order> order, std::size_t streams) {
   if (!rd.shape.present) invalid("posenc: " + source + ": missing \"shape\"");
   if (!rd.shape.array || rd.shape.bad) invalid("posenc: " + source + shape_rule);
   apply_input in;
+  in.streams = streams;
   set_dimensions(in, rd.shape_values(), order, source, max_elements);
   std::uint64_t count = 1;
   for (const std::uint64_t d : in.shape) count *= d;
@@ -278,8 +300,8 @@ apply_input apply_input_of(apply_reader& rd, const std::string& source, std::uin
     default_positions(in);
     return in;
   }
-  if (!rd.positions.array ||
-      (rd.positions.size != in.tokens && rd.positions.size != in.batch * in.tokens))
+  if (!rd.positions.array || (rd.positions.size != in.streams * in.tokens &&
+                              rd.positions.size != in.streams * in.batch * in.tokens))
     invalid("posenc: " + source + ": \"positions\" must have " + per_token_rule(in));
   if (rd.positions.bad)
     invalid("posenc: " + source + ": positions[" + std::to_string(rd.positions.first_bad) +
@@ -290,8 +312,9 @@ apply_input apply_input_of(apply_reader& rd, const std::string& source, std::uin
 
 // A .npy tensor (float32 or float16) as apply's input; positions default.
 apply_input npy_input_of(npy_array&& a, const std::string& source, std::uint64_t max_elements,
-                         std::optional<shape_order> order) {
+                         std::optional<shape_order> order, std::size_t streams) {
   apply_input in;
+  in.streams = streams;
   set_dimensions(in, a.shape, order, source, max_elements);
   in.dtype = a.dtype;
   if (a.dtype == npy_dtype::f32) {
@@ -311,15 +334,17 @@ apply_input npy_input_of(npy_array&& a, const std::string& source, std::uint64_t
 }  // namespace
 
 apply_input parse_apply_input(std::string_view text, const std::string& name,
-                              std::uint64_t max_elements, std::optional<shape_order> order) {
+                              std::uint64_t max_elements, std::optional<shape_order> order,
+                              std::size_t streams) {
   const std::string source = printable(name);
   apply_reader rd(source, max_elements);
   sax_parse_json(text, source, rd);
-  return apply_input_of(rd, source, max_elements, order);
+  return apply_input_of(rd, source, max_elements, order, streams);
 }
 
 apply_input load_apply_input(const std::string& path, std::uint64_t max_bytes,
-                             std::uint64_t max_elements, std::optional<shape_order> order) {
+                             std::uint64_t max_elements, std::optional<shape_order> order,
+                             std::size_t streams) {
   input_file file(path, max_bytes, byte_limit_text(max_bytes, max_apply_file_bytes, "1 GiB"));
   // JSON text never starts with the .npy magic's first byte (0x93).
   if (file.sgetc() == 0x93) {
@@ -331,13 +356,13 @@ apply_input load_apply_input(const std::string& path, std::uint64_t max_bytes,
       file.check_input();  // over the byte limit, or a read error: that is the message
       throw;
     }
-    return npy_input_of(std::move(a), file.shown(), max_elements, order);
+    return npy_input_of(std::move(a), file.shown(), max_elements, order, streams);
   }
   file.check_input();
   std::istream stream(&file);
   apply_reader rd(file.shown(), max_elements);
   sax_parse_json(stream, file.shown(), rd, &file);
-  return apply_input_of(rd, file.shown(), max_elements, order);
+  return apply_input_of(rd, file.shown(), max_elements, order, streams);
 }
 
 void load_position_ids(apply_input& in, const std::string& path, std::uint64_t max_bytes,
@@ -352,12 +377,27 @@ void load_position_ids(apply_input& in, const std::string& path, std::uint64_t m
     throw;
   }
   const std::string& source = file.shown();
-  const bool shared = a.shape.size() == 1 && a.shape[0] == in.tokens;
-  const bool per_row = a.shape.size() == 2 && a.shape[0] == in.batch && a.shape[1] == in.tokens;
-  if (!shared && !per_row)
-    invalid("posenc: " + source + ": position ids must have shape [" + std::to_string(in.tokens) +
-            "] or [" + std::to_string(in.batch) + ", " + std::to_string(in.tokens) +
-            "] ([tokens] or [batch, tokens] of the input)");
+  if (in.streams > 1) {
+    // HF's M-RoPE position_ids [3, batch, tokens] (Qwen2VLModel.get_rope_index), or [S, tokens]
+    // for every batch row.
+    const std::size_t S = in.streams;
+    const bool shared = a.shape.size() == 2 && a.shape[0] == S && a.shape[1] == in.tokens;
+    const bool per_row =
+        a.shape.size() == 3 && a.shape[0] == S && a.shape[1] == in.batch && a.shape[2] == in.tokens;
+    if (!shared && !per_row)
+      invalid("posenc: " + source + ": position ids must have shape [" + std::to_string(S) + ", " +
+              std::to_string(in.tokens) + "] or [" + std::to_string(S) + ", " +
+              std::to_string(in.batch) + ", " + std::to_string(in.tokens) +
+              "] (one row per position stream: the configuration is " +
+              (S == 3 ? "M-RoPE" : "2-D axial RoPE") + ")");
+  } else {
+    const bool shared = a.shape.size() == 1 && a.shape[0] == in.tokens;
+    const bool per_row = a.shape.size() == 2 && a.shape[0] == in.batch && a.shape[1] == in.tokens;
+    if (!shared && !per_row)
+      invalid("posenc: " + source + ": position ids must have shape [" + std::to_string(in.tokens) +
+              "] or [" + std::to_string(in.batch) + ", " + std::to_string(in.tokens) +
+              "] ([tokens] or [batch, tokens] of the input)");
+  }
   for (std::size_t i = 0; i < a.ids.size(); ++i)
     if (a.ids[i] < 0 || static_cast<std::uint64_t>(a.ids[i]) >= position_limit)
       invalid("posenc: " + source + ": position_ids[" + std::to_string(i) +
@@ -398,7 +438,8 @@ kernels::tensor_view<T> row_view(T* data, const apply_input& in, std::size_t b) 
 }
 }  // namespace
 
-apply_result compute_apply(const rope_config& c, const apply_input& in, std::uint64_t seq_len) {
+apply_result compute_apply(const rope_config& c, const apply_input& in, std::uint64_t seq_len,
+                           const multi_axis& m) {
   if (in.head_dim != c.head_dim)
     invalid("posenc: the input's head_dim (shape[" + std::to_string(in.shape.size() - 1) +
             "] = " + std::to_string(in.head_dim) + ") differs from the configuration's (" +
@@ -411,7 +452,21 @@ apply_result compute_apply(const rope_config& c, const apply_input& in, std::uin
   r.heads = in.heads;
   r.head_dim = in.head_dim;
   r.positions = in.positions;
+  r.axes = m;
   r.dtype = in.dtype;
+  if (in.streams != m.streams())
+    invalid("posenc: the input has " + std::to_string(in.streams) +
+            " position streams; the configuration needs " + std::to_string(m.streams()));
+  // The multi-axis map: pair i takes the angle of inv_freq index k from stream s.
+  std::vector<pair_source> sources(c.rotary_dim / 2);
+  if (m.form == rotary_form::mrope) {
+    const mrope_error e =
+        build_mrope_pair_sources({c, m.mrope_section, m.section_layout}, sources.data());
+    if (e != mrope_error::ok) invalid(message(e));
+  } else if (m.form == rotary_form::axial) {
+    const axial_rope_error e = build_axial_pair_sources({c, m.frequencies}, sources.data());
+    if (e != axial_rope_error::ok) invalid(message(e));
+  }
 
   const std::uint64_t max_pos = hf_seq_len(in) - 1;
   const std::uint64_t pairs = c.rotary_dim / 2;
@@ -426,9 +481,19 @@ apply_result compute_apply(const rope_config& c, const apply_input& in, std::uin
   }
   const auto rows = [&](const auto* x, auto* y) {
     for (std::size_t b = 0; b < in.batch; ++b) {
-      const std::span<const std::int64_t> ids(in.positions.data() + b * in.tokens, in.tokens);
-      require_ok(kernels::dispatch::apply_rope(table, row_view(x, in, b), row_view(y, in, b),
-                                               kernels::token_positions::of(ids)));
+      if (m.form == rotary_form::one_d) {
+        const std::span<const std::int64_t> ids(in.positions.data() + b * in.tokens, in.tokens);
+        require_ok(kernels::dispatch::apply_rope(table, row_view(x, in, b), row_view(y, in, b),
+                                                 kernels::token_positions::of(ids)));
+        continue;
+      }
+      std::array<kernels::token_positions, mrope_streams> st;
+      for (std::size_t s = 0; s < in.streams; ++s)
+        st[s] = kernels::token_positions::of(std::span<const std::int64_t>(
+            in.positions.data() + (s * in.batch + b) * in.tokens, in.tokens));
+      require_ok(kernels::dispatch::apply_multi_axis_rope(
+          table, std::span<const pair_source>(sources), row_view(x, in, b), row_view(y, in, b),
+          std::span<const kernels::token_positions>(st.data(), in.streams)));
     }
   };
   // Finite x can still rotate past the dtype's range (|y| up to sqrt(2) max|x| times the
@@ -488,9 +553,19 @@ void write_apply(std::ostream& out, const apply_result& r, output_format f, cons
   };
   const std::size_t d = r.head_dim;
   const bool batched = r.order != shape_order::thd;
-  // Row b, t, h's label: "[batch,]token,position,head".
+  const std::size_t streams = r.axes.streams();
+  // The stream names of a multi-axis form: temporal, height, width (M-RoPE) or height, width.
+  const auto stream_of = [&](std::size_t st) {
+    return stream_name(static_cast<position_stream>(streams == 3 ? st : st + 1));
+  };
+  // Row b, t, h's label: "[batch,]token,position,head"; a multi-axis form has a position per
+  // stream ("token,position_temporal,position_height,position_width,head"; text "position 3/3/4").
   const auto row_label = [&](std::size_t bi, std::size_t t, std::size_t h, bool text) {
-    const std::string p = std::to_string(r.positions[bi * r.tokens + t]);
+    std::string p;
+    for (std::size_t st = 0; st < streams; ++st) {
+      if (st > 0) p += text ? '/' : ',';
+      p += std::to_string(r.positions[(st * r.batch + bi) * r.tokens + t]);
+    }
     if (text)
       s += (batched ? "batch " + std::to_string(bi) + "  " : "") + "token " + std::to_string(t) +
            "  position " + p + "  head " + std::to_string(h) + '\n';
@@ -519,7 +594,14 @@ void write_apply(std::ostream& out, const apply_result& r, output_format f, cons
       break;
     }
     case output_format::csv:
-      s += batched ? "batch,token,position,head" : "token,position,head";
+      s += batched ? "batch,token," : "token,";
+      if (streams == 1) {
+        s += "position";
+      } else {
+        for (std::size_t st = 0; st < streams; ++st)
+          s += std::string(st > 0 ? "," : "") + "position_" + stream_of(st);
+      }
+      s += ",head";
       for (std::size_t c = 0; c < d; ++c) s += ",y" + std::to_string(c);
       s += '\n';
       for (std::size_t bi = 0; bi < r.batch; ++bi)
@@ -574,6 +656,52 @@ void write_npy(const std::string& path, const apply_result& r) {
 }
 }  // namespace
 
+namespace {
+// The configuration's multi-axis form, before the tensors are read (their positions depend on
+// it): a model preset's (qwen2-vl-7b: M-RoPE, pixtral-12b: 2-D), a config.json's
+// mrope_section / mrope_interleaved, then --mrope-section / --mrope-interleaved over either.
+// `model_rope`: the rope configuration of a model preset (not one of --preset's 1-D presets).
+multi_axis multi_axis_of(const invocation& inv, std::optional<rope_config>& model_rope) {
+  multi_axis m;
+  std::optional<std::array<std::uint32_t, 3>> section;
+  std::optional<bool> interleaved;
+#if POSENC_CLI_PRESETS
+  if (inv.preset && find_preset(*inv.preset) == nullptr) {
+    if (const model_config* mc = find_model_preset(*inv.preset)) {
+      model_rope = mc->rope;
+      m.form = mc->form;
+      m.frequencies = mc->frequencies;
+      if (mc->form == rotary_form::mrope) {
+        section = mc->mrope_section;
+        interleaved = mc->section_layout == mrope_layout::interleaved;
+      }
+    }
+  }
+#endif
+  if (inv.hf_config) {
+    const config_draft d =
+        load_hf_config(*inv.hf_config, inv.max_input_bytes.value_or(max_config_bytes),
+                       inv.max_depth.value_or(max_config_depth),
+                       source_options{inv.layer_type.value_or("")}, nullptr);
+    section = d.mrope_section;
+    interleaved = d.mrope_interleaved;
+  }
+  if (inv.flags.mrope_section) section = inv.flags.mrope_section;
+  if (inv.flags.mrope_interleaved) interleaved = inv.flags.mrope_interleaved;
+  if (m.form == rotary_form::axial && (inv.flags.mrope_section || inv.flags.mrope_interleaved))
+    usage_error("posenc: --mrope-section and --mrope-interleaved do not apply to 2-D axial RoPE");
+  if (section) {
+    m.form = rotary_form::mrope;
+    m.mrope_section = *section;
+    m.section_layout =
+        interleaved.value_or(false) ? mrope_layout::interleaved : mrope_layout::contiguous;
+  } else if (interleaved.value_or(false)) {
+    invalid("posenc: mrope_interleaved needs mrope_section (--mrope-section T,H,W)");
+  }
+  return m;
+}
+}  // namespace
+
 int run_apply(const invocation& inv, std::ostream& out) {
   require_valid_isa_request();
   const std::uint64_t max_bytes = inv.max_input_bytes.value_or(max_apply_file_bytes);
@@ -581,16 +709,23 @@ int run_apply(const invocation& inv, std::ostream& out) {
   const apply_flags& a = inv.apply;
   if (a.output && a.output_k && *a.output == *a.output_k)
     usage_error("posenc: --output and --output-k name the same file");
-  apply_input q = load_apply_input(*inv.input, max_bytes, max_elements, a.order);
+  std::optional<rope_config> model_rope;
+  const multi_axis axes = multi_axis_of(inv, model_rope);
+  const std::size_t streams = axes.streams();
+  apply_input q = load_apply_input(*inv.input, max_bytes, max_elements, a.order, streams);
   if (a.position_ids) {
     if (q.positions_given)
       invalid("posenc: " + printable(*inv.input) +
               ": \"positions\" and --position-ids conflict; give one");
     load_position_ids(q, *a.position_ids, max_bytes, max_elements);
   }
+  if (axes.form == rotary_form::axial && !q.positions_given)
+    invalid(
+        "posenc: 2-D axial RoPE needs the (height, width) of every token: \"positions\" "
+        "(2 x tokens) or --position-ids [2, tokens]");
   std::optional<apply_input> k;
   if (a.input_k) {
-    k = load_apply_input(*a.input_k, max_bytes, max_elements, a.order);
+    k = load_apply_input(*a.input_k, max_bytes, max_elements, a.order, streams);
     const std::string shown = printable(*a.input_k);
     if (k->positions_given)
       invalid("posenc: " + shown + ": k takes the positions of --input (or --position-ids)");
@@ -605,27 +740,38 @@ int run_apply(const invocation& inv, std::ostream& out) {
     with_dim.flags.head_dim = static_cast<std::uint32_t>(q.head_dim);
     with_dim.flag_sources.head_dim = "input " + printable(*inv.input) + " last dimension";
   }
-  resolved_config rc = configure(with_dim);
-  const rope_config c = rotation_config(rc.config(), a.scale_cos_sin);
+  std::optional<resolved_config> rc;
+  if (model_rope) {
+    // A model preset's rope part, labelled as the 1-D presets' fields are (run.cpp, configure).
+    const config_draft d = draft_from_config(*model_rope);
+    draft_sources sources = label_fields(d, "preset " + printable(*inv.preset));
+    rc.emplace(resolve(overlay(d, with_dim.flags),
+                       overlay_sources(std::move(sources), with_dim.flags, with_dim.flag_sources)));
+    check_derived(rc->config(), inv.seq_len);
+  } else {
+    rc.emplace(configure(with_dim));
+  }
+  const rope_config c = rotation_config(rc->config(), a.scale_cos_sin);
   // HF's seq_len unless --seq-len gives one.
   const std::uint64_t seq_len = inv.seq_len_given ? inv.seq_len : hf_seq_len(q);
-  if (!inv.seq_len_given) rc.echo.set_uint("seq_len", seq_len, "derived: max position + 1");
-  if (rc.echo.find("attention_factor") != nullptr && !a.scale_cos_sin)
-    rc.echo.set_number("attention_factor", 1.0, "flag --no-scale-cos-sin");
+  rc->echo.set_uint("seq_len", seq_len,
+                    inv.seq_len_given ? "flag --seq-len" : "derived: max position + 1");
+  if (rc->echo.find("attention_factor") != nullptr && !a.scale_cos_sin)
+    rc->echo.set_number("attention_factor", 1.0, "flag --no-scale-cos-sin");
   // How the input was read: its dimensions, and whether cos and sin carry the attention factor.
-  rc.echo.set_text("shape_order", std::string(shape_order_names(q.order)),
-                   a.order ? "flag --shape-order" : "default");
-  rc.echo.set_bool("scale_cos_sin", a.scale_cos_sin,
-                   a.scale_cos_sin ? "default" : "flag --no-scale-cos-sin");
-  const apply_result rq = compute_apply(c, q, seq_len);
+  rc->echo.set_text("shape_order", std::string(shape_order_names(q.order)),
+                    a.order ? "flag --shape-order" : "default");
+  rc->echo.set_bool("scale_cos_sin", a.scale_cos_sin,
+                    a.scale_cos_sin ? "default" : "flag --no-scale-cos-sin");
+  const apply_result rq = compute_apply(c, q, seq_len, axes);
   std::optional<apply_result> rk;
-  if (k) rk = compute_apply(c, *k, seq_len);
+  if (k) rk = compute_apply(c, *k, seq_len, axes);
   if (a.output) {
     write_npy(*a.output, rq);
     if (rk) write_npy(*a.output_k, *rk);
     return exit_ok;
   }
-  write_apply(out, rq, inv.format, rc.echo, rk ? &*rk : nullptr);
+  write_apply(out, rq, inv.format, rc->echo, rk ? &*rk : nullptr);
   return exit_ok;
 }
 

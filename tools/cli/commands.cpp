@@ -8,11 +8,13 @@
 #include "cli/apply.hpp"
 #include "cli/compute.hpp"
 #include "cli/emit.hpp"
+#include "cli/entropy.hpp"
 #include "cli/error.hpp"
 #include "cli/flags.hpp"
 #include "cli/layers.hpp"
 #include "cli/output.hpp"
 #include "cli/run.hpp"
+#include "cli/t5.hpp"
 
 namespace posenc::cli {
 
@@ -47,6 +49,8 @@ constexpr command_flag apply_flags_list[] = {
     {"--head-dim", "the input's last dimension"},
     {"--seq-len", "the largest position + 1 (HF)"},
     {"--max-input-bytes", "1 GiB (--input), 16 MiB (--hf-config), 64 MiB (--gguf)"},
+    {"--mrope-section"},
+    {"--mrope-interleaved"},
 };
 constexpr command_flag alibi_flags[] = {{"--heads"},
                                         {"--positions", "none (slopes only)", "--positions 512"},
@@ -80,6 +84,23 @@ constexpr command_flag accuracy_flags_list[] = {
     {"--work-limit", "4194304"}};
 constexpr command_flag layers_flags[] = {
     {"--preset"}, {"--hf-config"}, {"--max-input-bytes"}, {"--max-depth"}};
+constexpr command_flag entropy_flags_list[] = {{"--lengths"},
+                                               {"--samples"},
+                                               {"--seed"},
+                                               {"--temperature"},
+                                               {"--floor-scale"},
+                                               {"--attn-scale"},
+                                               {"--training-length"},
+                                               {"--qk"},
+                                               {"--svg"},
+                                               {"--work-limit", "17179869184"},
+                                               {"--format", "text"}};
+constexpr command_flag t5_flags_list[] = {
+    {"--num-buckets"},   {"--max-distance", "128", "--max-distance 128"},
+    {"--bidirectional"}, {"--causal"},
+    {"--log"},           {"--relative-positions"},
+    {"--query-length"},  {"--key-length"},
+    {"--weights"},       {"--max-input-bytes", "16 MiB"}};
 
 constexpr std::uint8_t rope_command = flag_group::source | flag_group::rope | flag_group::format;
 
@@ -152,6 +173,24 @@ constexpr command_info table[] = {
      "llama-4-scout, ...), --hf-config reads layer_types, sliding_window_pattern,\n"
      "rope_local_base_freq, no_rope_layers and the other per-layer keys",
      true, "", run_layers, static_cast<std::uint8_t>(flag_group::format), layers_flags},
+    {command::entropy, "entropy",
+     "--lengths A:B|a,b,... [config] [--samples N] [--seed S]\n"
+     "[--temperature none|llama4|log-n] [--floor-scale X] [--attn-scale X]\n"
+     "[--training-length N] [--qk FILE] [--format F] [--svg FILE]",
+     "expected softmax entropy of the last query's attention over L keys for seeded\n"
+     "random q, k (default 128 samples): the configuration as given, without its scaling,\n"
+     "and with a query temperature, next to log L; A:B is A, 2A, ... up to B (1k = 1024,\n"
+     "1M = 2^20; L <= 4M, at most 64 lengths); --qk FILE: a given q and k instead",
+     true, "", run_entropy, rope_command, entropy_flags_list},
+    {command::t5_bias, "t5-bias",
+     "[--num-buckets N] [--max-distance D] [--bidirectional | --causal]\n"
+     "[--log hf-float32|exact] [--relative-positions A:B | --query-length Q\n"
+     "--key-length K] [--weights FILE] [--format F]",
+     "the T5 relative position bucket (HF _relative_position_bucket) of each relative\n"
+     "position key - query A..B-1 (default -D..D: every bucket; 32 buckets, D = 128,\n"
+     "bidirectional), or the Q x K matrix of HF's compute_bias; --weights FILE (.npy\n"
+     "[num_buckets, heads]) adds each head's bias",
+     false, "", run_t5_bias, static_cast<std::uint8_t>(flag_group::format), t5_flags_list},
 };
 
 // Row k is command k + 1 (command::none is 0), so that command_of indexes.

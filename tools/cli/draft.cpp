@@ -164,6 +164,8 @@ config_draft overlay(config_draft base, const config_draft& over) {
   take(base.high_freq_factor, over.high_freq_factor);
   take(base.short_factor, over.short_factor);
   take(base.long_factor, over.long_factor);
+  take(base.mrope_section, over.mrope_section);
+  take(base.mrope_interleaved, over.mrope_interleaved);
   return base;
 }
 

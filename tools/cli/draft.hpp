@@ -5,6 +5,7 @@
 
 #include <posenc/spec/rope.hpp>
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -44,6 +45,10 @@ struct config_draft {
   std::optional<double> high_freq_factor;
   std::optional<std::vector<double>> short_factor;
   std::optional<std::vector<double>> long_factor;
+  // M-RoPE (spec/mrope.hpp): the pairs of each position stream (temporal, height, width) and
+  // whether the sections interleave (Qwen3-VL). Read by `apply` only; resolve() ignores them.
+  std::optional<std::array<std::uint32_t, 3>> mrope_section;
+  std::optional<bool> mrope_interleaved;
   bool operator==(const config_draft&) const = default;
 };
 

@@ -1,11 +1,14 @@
 #include "cli/flags.hpp"
 
 #include <algorithm>
+#include <array>
 #include <concepts>
 #include <optional>
 #include <type_traits>
 
+#include "cli/entropy.hpp"
 #include "cli/numbers.hpp"
+#include "cli/t5.hpp"
 
 namespace posenc::cli {
 
@@ -103,6 +106,41 @@ void positions(invocation& inv, const flag_value& v) {
   inv.positions = parse_positions(v.text);
 }
 
+// --mrope-section T,H,W: three non-negative pair counts (spec/mrope.hpp; whether they sum to
+// rotary_dim/2 is the library's rule, checked with the configuration).
+void mrope_section(invocation& inv, const flag_value& v) {
+  std::array<std::uint32_t, 3> s{};
+  std::string_view text = v.text;
+  for (std::size_t i = 0; i < 3; ++i) {
+    const std::size_t comma = text.find(',');
+    const auto n = parse_uint(text.substr(0, comma), 0, 65536);
+    if (!n || (i < 2) == (comma == std::string_view::npos))
+      bad_value(v.flag,
+                "T,H,W: the rotary pairs of the temporal, height and width streams "
+                "(non-negative integers)");
+    s[i] = static_cast<std::uint32_t>(*n);
+    if (comma != std::string_view::npos) text = text.substr(comma + 1);
+  }
+  inv.flags.mrope_section = s;
+}
+void mrope_interleaved(invocation& inv, const flag_value&) {
+  inv.flags.mrope_interleaved = true;
+}
+
+template <t5_direction D>
+void t5_direction_flag(invocation& inv, const flag_value&) {
+  if (inv.t5.direction && *inv.t5.direction != D)
+    usage_error("posenc: give --bidirectional or --causal, not both");
+  inv.t5.direction = D;
+}
+void relative_positions(invocation& inv, const flag_value& v) {
+  inv.t5.relative = parse_t5_relative_range(v.text);
+}
+
+void lengths(invocation& inv, const flag_value& v) {
+  inv.entropy.lengths = parse_entropy_lengths(v.text);
+}
+
 using enum help_section;
 
 constexpr auto source_group = flag_group::source;
@@ -192,6 +230,13 @@ constexpr flag table[] = {
     {"--long-factor", numbers(), to<&invocation::flags, &config_draft::long_factor>,
      config, {"a,b,...", "longrope: R/2 factors each, past the original context"},
      rope_group, "required for longrope", "--long-factor 1,2,4"},
+    {"--mrope-section", text(), mrope_section,
+     config, {"T,H,W", "apply: M-RoPE, the pairs of the temporal, height and\n"
+                       "width position streams (Qwen2-VL: 16,24,24)"},
+     own_group, "none (1-D RoPE)", "--mrope-section 16,24,24"},
+    {"--mrope-interleaved", no_value(), mrope_interleaved,
+     config, {"", "apply: M-RoPE sections interleaved across pairs (Qwen3-VL)"},
+     own_group, "off (contiguous)", "--mrope-interleaved"},
 
     {"--seq-len", integer(0, std::uint64_t{1} << 53, "a non-negative integer (at most 2^53)"),
      seq_len,
@@ -235,8 +280,8 @@ constexpr flag table[] = {
      {"", "the same as --format csv"},
      format_group, "off", "--csv"},
     {"--work-limit", integer(1, UINT64_MAX, "a positive integer"), to<&invocation::work_limit>,
-     run, {"N", "accuracy, decay, check: the work budget (docs/cli.md)"},
-     own_group, "accuracy 2^22, decay and check 2^30", "--work-limit 4194304"},
+     run, {"N", "accuracy, decay, check, entropy: the work budget (docs/cli.md)"},
+     own_group, "accuracy 2^22, decay and check 2^30, entropy 2^34", "--work-limit 4194304"},
     {"--max-input-bytes", integer(1, max_input_bytes_limit), to<&invocation::max_input_bytes>,
      run, {"N", "the largest --input / --hf-config file, the most of\n"
                 "--gguf read (default 1 GiB / 16 MiB / 64 MiB)"},
@@ -275,10 +320,62 @@ constexpr flag table[] = {
     // accuracy, decay, dials, ramp, check
     {"--svg", nonempty("a file name"), to<&invocation::svg>,
      none, {"FILE", "also write a plot (SVG)"}, own_group, "none", "--svg plot.svg"},
-    {"--max-distance", integer(1, std::uint64_t{1} << 24),
+    {"--max-distance", integer(1, std::uint64_t{1} << 24),  // decay, check, t5-bias
      to<&invocation::analysis, &analysis_flags::max_distance>,
      none, {"N", "the largest relative distance r (0 to N), at most 2^24"},
      own_group, "required (check: from the configuration)", "--max-distance 4096"},
+    // entropy
+    {"--lengths", text(), lengths,
+     none, {"A:B|a,b,...", "entropy: the context lengths L: A, 2A, ... up to B (1k = 1024,\n"
+                          "1M = 2^20), or a list"},
+     own_group, "required", "--lengths 1k:128k"},
+    {"--samples", integer(1, UINT32_MAX, "a positive integer", analysis::max_entropy_samples),
+     to<&invocation::entropy, &entropy_flags::samples>,
+     none, {"N", "entropy: random q, k draws"}, own_group, "128", "--samples 64"},
+    {"--seed", integer(0, UINT64_MAX), to<&invocation::entropy, &entropy_flags::seed>,
+     none, {"S", "entropy: the seed of the draws"}, own_group, "1", "--seed 7"},
+    {"--temperature", choice(temperature_choice_names),
+     to<&invocation::entropy, &entropy_flags::temperature>,
+     none, {"", "entropy: a query temperature as a third curve"}, own_group, "none",
+     "--temperature llama4"},
+    {"--floor-scale", number(), to<&invocation::entropy, &entropy_flags::floor_scale>,
+     none, {"X", "entropy: llama4 floor_scale"}, own_group, "8192 (or the preset's)",
+     "--floor-scale 8192"},
+    {"--attn-scale", number(), to<&invocation::entropy, &entropy_flags::attn_scale>,
+     none, {"X", "entropy: llama4 attn_scale"}, own_group, "0.1 (or the preset's)",
+     "--attn-scale 0.1"},
+    {"--training-length", integer(2, max_temperature_position),
+     to<&invocation::entropy, &entropy_flags::training_length>,
+     none, {"N", "entropy: log-n's training length L"}, own_group,
+     "original_max_position_embeddings", "--training-length 8192"},
+    {"--qk", nonempty("a file name"), to<&invocation::entropy, &entropy_flags::qk>,
+     none, {"FILE", "entropy: a given q and k instead of random draws"}, own_group, "none",
+     "--qk qk.json"},
+    // t5-bias (and --max-distance)
+    {"--num-buckets", integer(0, UINT32_MAX, "a non-negative integer below 2^32"),
+     to<&invocation::t5, &t5_flags::num_buckets>,
+     none, {"N", "t5-bias: relative_attention_num_buckets"}, own_group, "32", "--num-buckets 32"},
+    {"--bidirectional", no_value(), t5_direction_flag<t5_direction::bidirectional>,
+     none, {"", "t5-bias: encoder buckets (both directions)"}, own_group, "on",
+     "--bidirectional"},
+    {"--causal", no_value(), t5_direction_flag<t5_direction::causal>,
+     none, {"", "t5-bias: decoder buckets (earlier keys only)"}, own_group, "off", "--causal"},
+    {"--log", choice(t5_log_kind_names), to<&invocation::t5, &t5_flags::log>,
+     none, {"", "t5-bias: HF's float32 log or the exact one"}, own_group, "hf-float32",
+     "--log exact"},
+    {"--relative-positions", text(), relative_positions,
+     none, {"A:B", "t5-bias: relative positions key - query from A to B-1"}, own_group,
+     "-D:D+1", "--relative-positions -8:9"},
+    {"--query-length", integer(1, max_t5_matrix_entries),
+     to<&invocation::t5, &t5_flags::query_length>,
+     none, {"Q", "t5-bias: the Q x K matrix of compute_bias, Q queries"}, own_group, "none",
+     "--query-length 4"},
+    {"--key-length", integer(1, max_t5_matrix_entries),
+     to<&invocation::t5, &t5_flags::key_length>,
+     none, {"K", "t5-bias: the Q x K matrix, K keys"}, own_group, "none", "--key-length 6"},
+    {"--weights", nonempty("a file name"), to<&invocation::t5, &t5_flags::weights>,
+     none, {"FILE", "t5-bias: .npy [num_buckets, heads] of relative_attention_bias"}, own_group,
+     "none", "--weights bias.npy"},
 
     {"--version", no_value(), to<&invocation::version>,
      none, {"", "the version of posenc"}, own_group, "", "--version"},

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <iterator>
@@ -119,7 +120,10 @@ class fields {
 };
 
 scaling_type scaling_from_name(const std::string& name, const fields& rope, const char* key) {
-  if (name == "default") return scaling_type::none;
+  // "mrope" (Qwen2-VL, Qwen2.5-VL config.json) is the default frequencies with mrope_section:
+  // Qwen2VLConfig.__init__ turns it into "default" (transformers
+  // src/transformers/models/qwen2_vl/configuration_qwen2_vl.py).
+  if (name == "default" || name == "mrope") return scaling_type::none;
   if (name == "linear") return scaling_type::linear;
   if (name == "ntk") return scaling_type::ntk;
   if (name == "dynamic") return scaling_type::dynamic;
@@ -128,7 +132,7 @@ scaling_type scaling_from_name(const std::string& name, const fields& rope, cons
   if (name == "longrope" || name == "su") return scaling_type::longrope;
   const std::string what = "'" + printable(name) +
                            "' is not supported (default, linear, ntk, dynamic, yarn, llama3, "
-                           "longrope)";
+                           "longrope, mrope)";
   rope.fail(key, what.c_str());
 }
 
@@ -143,12 +147,34 @@ struct rope_choice {
   std::string per_layer_name;
 };
 
+// M-RoPE's keys in the rope dict: mrope_section, three non-negative pair counts (Qwen2-VL,
+// Qwen2.5-VL: {"type": "mrope", "mrope_section": [16, 24, 24]}, read by
+// apply_multimodal_rotary_pos_emb in transformers
+// src/transformers/models/qwen2_vl/modeling_qwen2_vl.py), and mrope_interleaved (Qwen3-VL:
+// {"rope_type": "default", "mrope_section": [24, 20, 20], "mrope_interleaved": true},
+// apply_interleaved_mrope in src/transformers/models/qwen3_vl/modeling_qwen3_vl.py).
+void read_mrope(const fields& rope, config_draft& d) {
+  if (const auto section = rope.number_list("mrope_section")) {
+    const char* what = "must be a list of 3 non-negative integers (temporal, height, width pairs)";
+    if (section->size() != 3) rope.fail("mrope_section", what);
+    std::array<std::uint32_t, 3> s{};
+    for (std::size_t i = 0; i < 3; ++i) {
+      const double x = (*section)[i];
+      if (!(x >= 0.0 && x <= 65536.0 && std::floor(x) == x)) rope.fail("mrope_section", what);
+      s[i] = static_cast<std::uint32_t>(x);
+    }
+    d.mrope_section = s;
+  }
+  d.mrope_interleaved = rope.boolean("mrope_interleaved");
+}
+
 void read_scaling(const fields& top, const rope_choice& choice, config_draft& d) {
   if (choice.object == nullptr) {
     d.scaling = scaling_type::none;
     return;
   }
   const fields rope(*choice.object, top.source(), choice.name + ".", top.used());
+  read_mrope(rope, d);
   const char* type_key = rope.has("rope_type") ? "rope_type" : "type";
   const auto type_name = rope.string(type_key);
   if (!type_name) {

@@ -277,7 +277,8 @@ void check_command_needs(invocation& inv) {
 // The flags that act on a configuration file act only with one; elsewhere they are usage errors
 // rather than silently ignored.
 void check_limit_flags(const invocation& inv) {
-  if (inv.max_input_bytes && !inv.input && !inv.hf_config && !inv.gguf)
+  if (inv.max_input_bytes && !inv.input && !inv.hf_config && !inv.gguf && !inv.t5.weights &&
+      !inv.entropy.qk)
     usage_error(
         "posenc: --max-input-bytes limits the file of --input, --hf-config or --gguf; give one");
   if (inv.layer_type && !inv.hf_config)
@@ -304,6 +305,36 @@ void check_apply_flags(const invocation& inv) {
     usage_error(
         "posenc: --format csv and text print one tensor; with --input-k use json or "
         "--output/--output-k");
+}
+
+// entropy's flags belong to it; it needs --lengths, takes no positions or input file, and the
+// temperature's parameters go with their temperature.
+void check_entropy_flags(const invocation& inv) {
+  if (inv.cmd != command::entropy) return;
+  const entropy_flags& e = inv.entropy;
+  if (e.lengths.empty()) usage_error("posenc: entropy needs --lengths A:B or a,b,...");
+  if (e.qk && (e.samples || e.seed))
+    usage_error("posenc: --qk gives q and k; --samples and --seed are for random draws");
+  if (inv.seq_len_given)
+    usage_error(
+        "posenc: entropy takes the frequencies of each length L (dynamic and longrope at "
+        "seq_len L); --seq-len does not apply");
+  const temperature_choice t = e.temperature.value_or(temperature_choice::none);
+  if ((e.floor_scale || e.attn_scale) && t != temperature_choice::llama4)
+    usage_error("posenc: --floor-scale and --attn-scale are for --temperature llama4");
+  if (e.training_length && t != temperature_choice::log_n)
+    usage_error("posenc: --training-length is for --temperature log-n");
+}
+
+// t5-bias takes either a range of relative positions or both lengths of a matrix (which flags it
+// takes at all is its row of commands.cpp).
+void check_t5_flags(const invocation& inv) {
+  if (inv.cmd != command::t5_bias) return;
+  const t5_flags& t = inv.t5;
+  if (t.query_length.has_value() != t.key_length.has_value())
+    usage_error("posenc: t5-bias needs both --query-length Q and --key-length K");
+  if (t.relative && t.query_length)
+    usage_error("posenc: give --relative-positions or --query-length/--key-length, not both");
 }
 
 }  // namespace
@@ -358,6 +389,8 @@ invocation parse_args(std::span<const std::string_view> args) {
   check_command_needs(inv);
   check_limit_flags(inv);
   check_apply_flags(inv);
+  check_entropy_flags(inv);
+  check_t5_flags(inv);
   return inv;
 }
 

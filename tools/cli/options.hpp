@@ -16,6 +16,7 @@
 
 #include <posenc/spec/alibi.hpp>
 #include <posenc/spec/sinusoidal.hpp>
+#include <posenc/spec/t5.hpp>
 
 #include "cli/draft.hpp"
 #include "cli/names.hpp"
@@ -37,6 +38,8 @@ enum class command : std::uint8_t {
   emit,
   accuracy,
   layers,
+  entropy,
+  t5_bias,
 };
 enum class output_format : std::uint8_t { json, csv, text };
 inline constexpr name_table<output_format, 3> format_names{{"json", "csv", "text"}};
@@ -138,6 +141,38 @@ struct analysis_flags {
   bool format_given = false;                  // --format or --csv appeared
 };
 
+// Flags of `entropy` (tools/cli/entropy.hpp). The temperature's words: none, llama4 (Llama-4's
+// attn_temperature_tuning) and log-n (Qwen's logn_attn).
+enum class temperature_choice : std::uint8_t { none, llama4, log_n };
+inline constexpr name_table<temperature_choice, 3> temperature_choice_names{
+    {"none", "llama4", "log-n"}};
+struct entropy_flags {
+  std::vector<std::uint64_t> lengths;             // --lengths A:B | a,b,c
+  std::optional<std::uint32_t> samples;           // --samples N
+  std::optional<std::uint64_t> seed;              // --seed S
+  std::optional<temperature_choice> temperature;  // --temperature none|llama4|log-n
+  std::optional<double> floor_scale;              // --floor-scale X (llama4)
+  std::optional<double> attn_scale;               // --attn-scale X (llama4)
+  std::optional<std::uint64_t> training_length;   // --training-length N (log-n)
+  std::optional<std::string> qk;                  // --qk FILE: given q and k instead of draws
+};
+
+// Flags of `t5-bias` (tools/cli/t5.hpp); its max_distance is --max-distance (analysis_flags).
+inline constexpr auto t5_log_kind_names = names_from(all_t5_log_kinds, t5_log_kind_name);
+struct t5_relative_range {
+  std::int64_t first = 0;  // relative positions first .. last - 1
+  std::int64_t last = 0;
+};
+struct t5_flags {
+  std::optional<std::uint32_t> num_buckets;   // --num-buckets N
+  std::optional<t5_direction> direction;      // --bidirectional / --causal
+  std::optional<t5_log_kind> log;             // --log hf-float32|exact
+  std::optional<t5_relative_range> relative;  // --relative-positions A:B
+  std::optional<std::uint64_t> query_length;  // --query-length Q
+  std::optional<std::uint64_t> key_length;    // --key-length K
+  std::optional<std::string> weights;         // --weights FILE: .npy [num_buckets, heads]
+};
+
 struct invocation {
   command cmd = command::none;
   bool help = false;
@@ -158,7 +193,7 @@ struct invocation {
   // Where configure() writes warnings (run() sets it to standard error); none when null.
   std::ostream* diagnostics = nullptr;
   std::optional<std::string> input;  // apply only: the input JSON file
-  std::optional<std::string> svg;    // --svg FILE: accuracy, decay, dials, ramp
+  std::optional<std::string> svg;    // --svg FILE: accuracy, decay, dials, ramp, entropy
   config_draft flags;                // the config flags, laid over the preset or config.json
   draft_sources flag_sources;        // "flag --X" for each field of `flags` a flag set
   additive_flags additive;           // alibi and sinusoidal only
@@ -166,8 +201,11 @@ struct invocation {
   accuracy_flags accuracy;           // accuracy only
   apply_flags apply;                 // apply only
   analysis_flags analysis;           // decay, dials, ramp, check
+  entropy_flags entropy;             // entropy only
+  t5_flags t5;                       // t5-bias only
 
-  // --work-limit N: the work budget of accuracy, decay and check (accuracy.hpp, analysis.hpp).
+  // --work-limit N: the work budget of accuracy, decay, check and entropy (accuracy.hpp,
+  // analysis.hpp, entropy.hpp).
   std::optional<std::uint64_t> work_limit;
   // The input limits (docs/cli.md, "Input limits"): --max-input-bytes N, the largest --input or
   // --hf-config file; --max-elements N, apply's numbers in x and positions; --max-depth N, the

@@ -7,7 +7,7 @@ _posenc() {
   local cur=${COMP_WORDS[COMP_CWORD]}
   local prev=""
   ((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD - 1]}
-  local commands="freqs table apply alibi sinusoidal decay dials ramp check emit accuracy layers"
+  local commands="freqs table apply alibi sinusoidal decay dials ramp check emit accuracy layers entropy t5-bias"
   COMPREPLY=()
 
   # The command: the first word that names one (or "help").
@@ -35,18 +35,21 @@ _posenc() {
     --lang) COMPREPLY=($(compgen -W "c cpp" -- "$cur")) ;;
     --table) COMPREPLY=($(compgen -W "compact simd" -- "$cur")) ;;
     --variant) COMPREPLY=($(compgen -W "causal symmetric" -- "$cur")) ;;
+    --temperature) COMPREPLY=($(compgen -W "none llama4 log-n" -- "$cur")) ;;
+    --log) COMPREPLY=($(compgen -W "hf-float32 exact" -- "$cur")) ;;
     --preset)
       local presets
       presets=$("${COMP_WORDS[0]}" --help 2> /dev/null | sed -n 's/^Presets: //p' | tr -d ',')
       COMPREPLY=($(compgen -W "$presets" -- "$cur"))
       ;;
-    --hf-config | --gguf | --input | --input-k | --position-ids | --output | --output-k | --svg)
+    --hf-config | --gguf | --input | --input-k | --position-ids | --output | --output-k | --svg | \
+      --qk | --weights)
       COMPREPLY=($(compgen -f -- "$cur"))
       ;;
   esac
   case $prev in
     --no-truncate | --truncate | --no-scale-cos-sin | --scale-cos-sin | --csv | --verbose | \
-      --bloom | --version | --help | -h) ;;
+      --bloom | --version | --help | -h | --mrope-interleaved | --bidirectional | --causal) ;;
     --*) return 0 ;;  # a flag's value: completed above, or free
   esac
 
@@ -76,7 +79,8 @@ _posenc() {
     table) flags="$source $rope $format --positions" ;;
     apply)
       flags="$source $rope $format --input --input-k --position-ids --shape-order --output
-        --output-k --no-scale-cos-sin --scale-cos-sin --max-elements"
+        --output-k --no-scale-cos-sin --scale-cos-sin --max-elements --mrope-section
+        --mrope-interleaved"
       ;;
     alibi) flags="$format --heads --positions --variant --bloom" ;;
     sinusoidal) flags="$format --head-dim --positions --layout --padding-idx --base" ;;
@@ -87,6 +91,14 @@ _posenc() {
     emit) flags="$source $rope --lang --positions --table --name" ;;
     accuracy) flags="$source $rope $format --positions --svg --work-limit" ;;
     layers) flags="$format --preset --hf-config --max-input-bytes --max-depth" ;;
+    entropy)
+      flags="$source $rope $format --lengths --samples --seed --temperature --floor-scale
+        --attn-scale --training-length --qk --svg --work-limit"
+      ;;
+    t5-bias)
+      flags="$format --num-buckets --max-distance --bidirectional --causal --log
+        --relative-positions --query-length --key-length --weights --max-input-bytes"
+      ;;
   esac
   COMPREPLY=($(compgen -W "$flags --help" -- "$cur"))
   return 0

@@ -177,7 +177,7 @@ inline void shared_key_logits(const rope_config& c, std::span<const double> q,
   // e^{i r0 theta_i} at each block start r0 and e^{i B theta_i}, in double-double.
   std::vector<math::dd> bc(half), bs(half), stc(half), sts(half);
   for (std::uint32_t i = 0; i < half; ++i) {
-    const channel_pair ch = pair_channels(c, i);
+    const posenc::channel_pair ch = pair_channels(c, i);
     a[i] = q[ch.first] * k[ch.first] + q[ch.second] * k[ch.second];
     b[i] = q[ch.first] * k[ch.second] - q[ch.second] * k[ch.first];
     const math::dd theta = inv_freq_dd(c, i, seq_len);
@@ -245,7 +245,7 @@ inline entropy_error attention_entropy(const rope_config& c, const attention_tem
   auto rotate = [&](std::span<const double> x, std::uint64_t p, std::vector<double>& out) {
     out.assign(x.begin(), x.end());
     for (std::uint32_t i = 0; i < half; ++i) {
-      const channel_pair ch = pair_channels(c, i);
+      const posenc::channel_pair ch = pair_channels(c, i);
       const math::sincos_result<math::dd> v = math::sincos_of_product_dd(p, theta[i]);
       const double co = math::to_double(v.cos);
       const double si = math::to_double(v.sin);
