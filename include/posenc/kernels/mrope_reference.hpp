@@ -55,10 +55,14 @@ constexpr kernel_error check_multi_axis_call(const rope_table& table,
       return kernel_error::position_out_of_range;
   }
   if (sources.size() != table.rotary_dim / 2) return kernel_error::invalid_argument;
-  for (const pair_source& s : sources)
-    if (s.stream >= streams.size() || s.inv_freq_index >= table.rotary_dim / 2)
-      return kernel_error::invalid_argument;
-  return kernel_error::ok;
+  // Without an early exit, so that the loop vectorizes: every call of a kernel runs it.
+  bool bad = false;
+  const std::size_t h = table.rotary_dim / 2;
+  for (const pair_source& s : sources) {
+    bad |= s.stream >= streams.size();
+    bad |= s.inv_freq_index >= h;
+  }
+  return bad ? kernel_error::invalid_argument : kernel_error::ok;
 }
 
 namespace detail {

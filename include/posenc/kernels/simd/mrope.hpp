@@ -43,8 +43,7 @@ kernel_error run_multi_axis(const rope_table& table, std::span<const pair_source
   // position (a text token of Qwen2-VL: temporal = height = width) has exactly the 1-D row of
   // that position: it is used in place, without assembling it.
   bool own_frequency = true;
-  for (std::size_t i = 0; i < h; ++i)
-    own_frequency = own_frequency && sources[i].inv_freq_index == i;
+  for (std::size_t i = 0; i < h; ++i) own_frequency &= sources[i].inv_freq_index == i;
   alignas(64) float cbuf[row_chunk];
   alignas(64) float sbuf[row_chunk];
   return run_rows<Arch, T>(table, all_ops, n_all, [&](std::size_t t, auto&& chunk) {
