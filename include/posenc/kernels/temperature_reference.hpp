@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <span>
 
+#include <posenc/kernels/detail/additive.hpp>
 #include <posenc/kernels/error.hpp>
 #include <posenc/kernels/storage.hpp>
 #include <posenc/kernels/tensor.hpp>
@@ -20,18 +21,12 @@ namespace posenc::kernels {
 
 namespace detail {
 // Every argument, in the additive kernels' order: views, shapes, overlap (the same view is in
-// place), positions, the scales.
+// place), positions (check_rows_call), then the scales.
 template <storage_type T>
 kernel_error check_query_scale(std::span<const float> scales, const tensor_view<const T>& in,
                                const tensor_view<T>& out, const token_positions& pos) {
-  if (const kernel_error e = check_view(in); e != kernel_error::ok) return e;
-  if (const kernel_error e = check_view(out); e != kernel_error::ok) return e;
-  if (!same_shape(in, out)) return kernel_error::shape_mismatch;
-  const bool same = in.data == out.data && in.token_stride == out.token_stride &&
-                    in.head_stride == out.head_stride;
-  if (!same && ranges_intersect(in, out)) return kernel_error::overlap;
   std::uint64_t max_pos = 0;
-  if (const kernel_error e = check_positions(pos, out.tokens, &max_pos); e != kernel_error::ok)
+  if (const kernel_error e = check_rows_call(in, out, pos, &max_pos); e != kernel_error::ok)
     return e;
   if (out.empty()) return kernel_error::ok;
   if (scales.data() == nullptr) return kernel_error::null_data;

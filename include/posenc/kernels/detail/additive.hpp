@@ -27,19 +27,28 @@ struct table_rows {
   }
 };
 
-// Every argument of an additive kernel, in order: views (null data, strides), shapes, overlap
-// (exact aliasing = in place is fine), the table (data, width), positions (ids, range).
-template <class U, storage_type T>
-kernel_error check_add(const table_rows<U>& t, const tensor_view<const T>& in,
-                       const tensor_view<T>& out, const token_positions& pos) {
+// The arguments every kernel that reads a row per token's position shares, in order: views (null
+// data, strides), shapes, overlap (exact aliasing = in place is fine), positions (ids; the
+// largest in *max_pos).
+template <storage_type T>
+kernel_error check_rows_call(const tensor_view<const T>& in, const tensor_view<T>& out,
+                             const token_positions& pos, std::uint64_t* max_pos) {
   if (const kernel_error e = check_view(in); e != kernel_error::ok) return e;
   if (const kernel_error e = check_view(out); e != kernel_error::ok) return e;
   if (!same_shape(in, out)) return kernel_error::shape_mismatch;
   const bool same = in.data == out.data && in.token_stride == out.token_stride &&
                     in.head_stride == out.head_stride;
   if (!same && ranges_intersect(in, out)) return kernel_error::overlap;
+  return check_positions(pos, out.tokens, max_pos);
+}
+
+// Every argument of an additive kernel, in order: check_rows_call's, then the table (data,
+// width) and the positions' range.
+template <class U, storage_type T>
+kernel_error check_add(const table_rows<U>& t, const tensor_view<const T>& in,
+                       const tensor_view<T>& out, const token_positions& pos) {
   std::uint64_t max_pos = 0;
-  if (const kernel_error e = check_positions(pos, out.tokens, &max_pos); e != kernel_error::ok)
+  if (const kernel_error e = check_rows_call(in, out, pos, &max_pos); e != kernel_error::ok)
     return e;
   if (out.empty()) return kernel_error::ok;
   if (t.data == nullptr) return kernel_error::null_data;
