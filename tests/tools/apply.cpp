@@ -35,27 +35,7 @@ using posenc_test::f32_text;
 using posenc_test::run_cli;
 using result = posenc_test::cli_result;
 
-// A scratch file holding `text`; removed at scope exit.
-class scratch_file {
- public:
-  explicit scratch_file(const std::string& text) {
-    static int n = 0;
-    path_ = (std::filesystem::temp_directory_path() /
-             ("posenc_apply_" + std::to_string(::getpid()) + "_" + std::to_string(n++) + ".json"))
-                .string();
-    std::ofstream(path_, std::ios::binary) << text;
-  }
-  ~scratch_file() {
-    std::error_code ec;
-    std::filesystem::remove(path_, ec);
-  }
-  scratch_file(const scratch_file&) = delete;
-  scratch_file& operator=(const scratch_file&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using posenc_test::scratch_file;
 
 std::vector<float> inputs(std::size_t n) {
   std::vector<float> x(n);

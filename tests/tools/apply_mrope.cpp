@@ -37,30 +37,7 @@ using json = nlohmann::json;
 using posenc_test::run_cli;
 using result = posenc_test::cli_result;
 
-std::string scratch_path(const std::string& name) {
-  static int n = 0;
-  return (std::filesystem::temp_directory_path() /
-          ("posenc_mrope_" + std::to_string(::getpid()) + "_" + std::to_string(n++) + "_" + name))
-      .string();
-}
-
-class scratch_file {
- public:
-  explicit scratch_file(const std::string& bytes, const std::string& name)
-      : path_(scratch_path(name)) {
-    std::ofstream(path_, std::ios::binary) << bytes;
-  }
-  ~scratch_file() {
-    std::error_code ec;
-    std::filesystem::remove(path_, ec);
-  }
-  scratch_file(const scratch_file&) = delete;
-  scratch_file& operator=(const scratch_file&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using posenc_test::scratch_file;
 
 // A .npy of int64 ids with the given shape ("(3, 1, 12)").
 std::string npy_i64(const std::string& shape, const std::vector<std::int64_t>& v) {

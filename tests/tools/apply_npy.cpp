@@ -32,31 +32,8 @@ namespace {
 using posenc_test::run_cli;
 using result = posenc_test::cli_result;
 
-std::string scratch_path(const std::string& name) {
-  static int n = 0;
-  return (std::filesystem::temp_directory_path() /
-          ("posenc_npy_" + std::to_string(::getpid()) + "_" + std::to_string(n++) + "_" + name))
-      .string();
-}
-
-// A file holding `bytes`; removed at scope exit.
-class scratch_file {
- public:
-  explicit scratch_file(const std::string& bytes, const std::string& name = "t.npy")
-      : path_(scratch_path(name)) {
-    std::ofstream(path_, std::ios::binary) << bytes;
-  }
-  ~scratch_file() {
-    std::error_code ec;
-    std::filesystem::remove(path_, ec);
-  }
-  scratch_file(const scratch_file&) = delete;
-  scratch_file& operator=(const scratch_file&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using posenc_test::scratch_file;
+using posenc_test::scratch_path;
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -222,7 +199,7 @@ TEST_CASE("apply: malformed .npy files exit 1 with one line, no output, no file"
        "x[7] is not a finite float16"},
   };
   for (const error_case& c : cases) {
-    const scratch_file f(c.bytes);
+    const scratch_file f(c.bytes, "t.npy");
     const std::string out = scratch_path("out.npy");
     std::vector<std::string> flags{"--input", f.path(), "--output", out};
     flags.insert(flags.end(), c.flags.begin(), c.flags.end());
@@ -237,7 +214,7 @@ TEST_CASE("apply: malformed .npy files exit 1 with one line, no output, no file"
 }
 
 TEST_CASE("apply: bad position ids and k exit 1; an existing --output stays", "[apply_npy]") {
-  const scratch_file q(npy(dict("<f4", "(2, 1, 2, 4)"), f32_bytes(inputs(16, 2))));
+  const scratch_file q(npy(dict("<f4", "(2, 1, 2, 4)"), f32_bytes(inputs(16, 2))), "t.npy");
   const scratch_file existing("keep", "existing.npy");
   struct error_case {
     std::string bytes;
@@ -266,7 +243,7 @@ TEST_CASE("apply: bad position ids and k exit 1; an existing --output stays", "[
     CHECK(read_file(existing.path()) == "keep");
   }
   // k must have q's batch, tokens and head_dim, and no positions of its own.
-  const scratch_file k_bad(npy(dict("<f4", "(2, 1, 3, 4)"), f32_bytes(inputs(24, 3))));
+  const scratch_file k_bad(npy(dict("<f4", "(2, 1, 3, 4)"), f32_bytes(inputs(24, 3))), "t.npy");
   const std::string out_k = scratch_path("k.npy");
   result r = apply({"--input", q.path(), "--input-k", k_bad.path(), "--shape-order", "BHTD",
                     "--output", existing.path(), "--output-k", out_k});
@@ -291,7 +268,8 @@ TEST_CASE("apply: bad position ids and k exit 1; an existing --output stays", "[
   CHECK(r.err ==
         "posenc: " + pj.path() + ": \"positions\" and --position-ids conflict; give one\n");
   // A float16 result past 65504 is an error, not an infinity in the file.
-  const scratch_file big(npy(dict("<f2", "(1, 1, 2)"), std::string("\xff\x7b\xff\x7b", 4)));
+  const scratch_file big(npy(dict("<f2", "(1, 1, 2)"), std::string("\xff\x7b\xff\x7b", 4)),
+                         "t.npy");
   const scratch_file pos1(npy(dict("<i8", "(1,)"), i64_bytes({1})), "p1.npy");
   r = apply({"--input", big.path(), "--position-ids", pos1.path(), "--base", "4", "--output",
              existing.path()});
@@ -353,8 +331,8 @@ TEST_CASE("apply: laws between .npy, JSON, shape orders, batch rows and k", "[ap
     REQUIRE(r.status == 0);
     return numbers_of(r.out);
   };
-  const scratch_file bhtd(npy(dict("<f4", "(2, 3, 5, 8)"), f32_bytes(x)));
-  const scratch_file bthd(npy(dict("<f4", "(2, 5, 3, 8)"), f32_bytes(xt)));
+  const scratch_file bhtd(npy(dict("<f4", "(2, 3, 5, 8)"), f32_bytes(x)), "t.npy");
+  const scratch_file bthd(npy(dict("<f4", "(2, 5, 3, 8)"), f32_bytes(xt)), "t.npy");
   const std::vector<std::string> yb =
       run_ok({"--input", bhtd.path(), "--shape-order", "BHTD", "--position-ids", ids.path()});
   const std::vector<std::string> yt =
@@ -391,7 +369,7 @@ TEST_CASE("apply: laws between .npy, JSON, shape orders, batch rows and k", "[ap
       run_ok({"--input", bhtd.path(), "--shape-order", "BHTD", "--position-ids", shared.path()}) ==
       run_ok({"--input", bhtd.path(), "--shape-order", "BHTD", "--position-ids", twice.path()}));
   // k in the same call (GQA: other heads) == k alone with the same positions.
-  const scratch_file k(npy(dict("<f4", "(2, 1, 5, 8)"), f32_bytes(inputs(B * T * D, 9))));
+  const scratch_file k(npy(dict("<f4", "(2, 1, 5, 8)"), f32_bytes(inputs(B * T * D, 9))), "t.npy");
   std::vector<std::string> both_flags{"apply",     "--input",        bhtd.path(),
                                       "--input-k", k.path(),         "--shape-order",
                                       "BHTD",      "--position-ids", ids.path()};
@@ -403,7 +381,7 @@ TEST_CASE("apply: laws between .npy, JSON, shape orders, batch rows and k", "[ap
         run_ok({"--input", k.path(), "--shape-order", "BHTD", "--position-ids", ids.path()}));
   // The same THD tensor as .npy and as JSON.
   const std::vector<float> small = inputs(3 * 2 * 8, 11);
-  const scratch_file n(npy(dict("<f4", "(3, 2, 8)"), f32_bytes(small)));
+  const scratch_file n(npy(dict("<f4", "(3, 2, 8)"), f32_bytes(small)), "t.npy");
   const scratch_file j("{\"x\": " + json_numbers(small) + ", \"shape\": [3, 2, 8]}", "x.json");
   CHECK(run_ok({"--input", n.path()}) == run_ok({"--input", j.path()}));
 }
@@ -423,7 +401,7 @@ TEST_CASE("apply: seq_len is max position + 1 unless --seq-len gives it", "[appl
                                         "1,1",
                                         "--long-factor",
                                         "4,4"};
-  const scratch_file q(npy(dict("<f4", "(2, 1, 2, 4)"), f32_bytes(inputs(16, 5))));
+  const scratch_file q(npy(dict("<f4", "(2, 1, 2, 4)"), f32_bytes(inputs(16, 5))), "t.npy");
   const scratch_file ids(npy(dict("<i8", "(2, 2)"), i64_bytes({1, 2, 7, 8})), "ids.npy");
   const auto run_ok = [&](std::vector<std::string> flags) {
     flags.insert(flags.end(),
@@ -443,7 +421,7 @@ TEST_CASE("apply: seq_len is max position + 1 unless --seq-len gives it", "[appl
 TEST_CASE("apply: --no-scale-cos-sin leaves out exactly the attention factor", "[apply_npy]") {
   // An explicit attention factor of 2 (a power of two: scaling cos and sin by it is exact), so
   // the scaled result is exactly twice the unscaled one, element by element.
-  const scratch_file q(npy(dict("<f4", "(3, 2, 4)"), f32_bytes(inputs(24, 13))));
+  const scratch_file q(npy(dict("<f4", "(3, 2, 4)"), f32_bytes(inputs(24, 13))), "t.npy");
   const std::vector<std::string> config{"--input",        q.path(), "--head-dim",         "4",
                                         "--scaling",      "yarn",   "--factor",           "4",
                                         "--original-max", "16",     "--attention-factor", "2"};
@@ -467,7 +445,7 @@ TEST_CASE("apply: --no-scale-cos-sin leaves out exactly the attention factor", "
 
 TEST_CASE("apply: --output writes numpy's header and the bits of the JSON output", "[apply_npy]") {
   const std::vector<float> x = inputs(3 * 2 * 8, 17);
-  const scratch_file q(npy(dict("<f4", "(3, 2, 8)"), f32_bytes(x)));
+  const scratch_file q(npy(dict("<f4", "(3, 2, 8)"), f32_bytes(x)), "t.npy");
   const std::string out = scratch_path("y.npy");
   const result r = apply({"--input", q.path(), "--output", out, "--base", "50"});
   REQUIRE(r.status == 0);

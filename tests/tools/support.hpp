@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <exception>
+#include <filesystem>
+#include <fstream>
 #include <initializer_list>
 #include <span>
 #include <sstream>
@@ -17,6 +19,8 @@
 #include <string_view>
 #include <utility>
 #include <vector>
+
+#include <unistd.h>
 
 #include "cli/draft.hpp"
 #include "cli/error.hpp"
@@ -122,6 +126,34 @@ inline std::vector<std::string> lines_of(const std::string& s) {
   for (std::string line; std::getline(in, line);) out.push_back(line);
   return out;
 }
+
+// A path in the temporary directory for `name`, unique to this process and call.
+inline std::string scratch_path(const std::string& name) {
+  static int n = 0;
+  return (std::filesystem::temp_directory_path() /
+          ("posenc_test_" + std::to_string(::getpid()) + "_" + std::to_string(n++) + "_" + name))
+      .string();
+}
+
+// A file holding `bytes` at scratch_path(name) (the tool tells .npy from JSON by the name);
+// removed at scope exit.
+class scratch_file {
+ public:
+  explicit scratch_file(const std::string& bytes, const std::string& name = "t.json")
+      : path_(scratch_path(name)) {
+    std::ofstream(path_, std::ios::binary) << bytes;
+  }
+  ~scratch_file() {
+    std::error_code ec;
+    std::filesystem::remove(path_, ec);
+  }
+  scratch_file(const scratch_file&) = delete;
+  scratch_file& operator=(const scratch_file&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
 
 // An output without the echo of its configuration (docs/cli.md, "What was computed"): the
 // leading "# " lines of CSV and text (and the blank line after them in text), or the first line
