@@ -189,7 +189,7 @@ TEST_CASE("tools/entropy --qk: given q and k", "[entropy]") {
       "is larger than 5 bytes");
 }
 
-TEST_CASE("tools/entropy: llama-3.1-8b 1k:128k, laws and temperatures", "[entropy]") {
+TEST_CASE("tools/entropy: llama-3.1-8b 1k:128k, laws and temperatures", "[entropy][long]") {
   const json plain =
       run_json({"entropy", "--preset", "llama-3.1-8b", "--lengths", "1k:128k", "--samples", "16"});
   const json llama4 = run_json({"entropy", "--preset", "llama-3.1-8b", "--lengths", "1k:128k",
