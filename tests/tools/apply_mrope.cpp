@@ -30,6 +30,7 @@
 
 #include <unistd.h>
 
+#include "golden_file.hpp"
 #include "support.hpp"
 
 namespace {
@@ -67,18 +68,7 @@ std::string tensor_json(const std::vector<float>& x, const std::vector<std::uint
 }
 
 json golden() {
-  const char* dir = std::getenv("POSENC_GOLDEN_DIR");
-  REQUIRE(dir != nullptr);
-  const std::string path = std::string(dir) + "/hf_mrope_qwen2vl.json";
-  std::ifstream in(path);
-  INFO("golden file: " << path);
-  REQUIRE(in.good());
-  try {
-    return json::parse(in);
-  } catch (const json::exception& e) {
-    FAIL("golden file " << path << " is not JSON: " << e.what());
-  }
-  return {};
+  return posenc_test::golden_json("hf_mrope_qwen2vl.json");
 }
 
 json run_ok(const std::vector<std::string>& args) {

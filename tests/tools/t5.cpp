@@ -19,6 +19,7 @@
 
 #include <unistd.h>
 
+#include "golden_file.hpp"
 #include "support.hpp"
 
 namespace {
@@ -27,18 +28,7 @@ using posenc_test::run_cli;
 using result = posenc_test::cli_result;
 
 json golden() {
-  const char* dir = std::getenv("POSENC_GOLDEN_DIR");
-  REQUIRE(dir != nullptr);
-  const std::string path = std::string(dir) + "/hf_t5_relative_bucket.json";
-  std::ifstream in(path);
-  INFO("golden file: " << path);
-  REQUIRE(in.good());
-  try {
-    return json::parse(in);
-  } catch (const json::exception& e) {
-    FAIL("golden file " << path << " is not JSON: " << e.what());
-  }
-  return {};
+  return posenc_test::golden_json("hf_t5_relative_bucket.json");
 }
 
 json run_json(const std::vector<std::string>& args) {
