@@ -212,7 +212,9 @@ void apply_chunk(const rope_table& table, const row_source& r, std::size_t i0, s
         return;
       }
     }
-    if (blocks_outer) {
+    // A row that fits in registers is read once per token and every head is walked in address
+    // order (the register path of the bodies), at every call size.
+    if (blocks_outer || row_in_registers<Arch, T>(inter, r.compact, false, n)) {
       heads.template operator()<false>(ops, n_ops);
     } else {
       // Head by head: the order in which large tensors stream through memory.
@@ -245,8 +247,10 @@ kernel_error run_rows(const rope_table& table, const rope_operand<T>* all_ops, s
   std::size_t out_bytes = 0;
   for (std::size_t o = 0; o < n_ops; ++o)
     out_bytes += ops[o].out.tokens * ops[o].out.heads * ops[o].out.head_dim * sizeof(T);
-  // Small calls (decode) run blocks of the row outside and heads inside, reusing each block of
-  // cos/sin from registers for every head; large ones go head by head, streaming through memory.
+  // A row that fits in registers goes head by head in address order at every size (the register
+  // path of rope_f32.hpp). Otherwise small calls (decode) run blocks of the row outside and heads
+  // inside, reusing each block of cos/sin from registers for every head; large ones go head by
+  // head, streaming through memory.
   const bool blocks_outer = out_bytes <= blocks_outer_max_bytes;
   bool stream = false;
   if constexpr (has_stream<Arch>) {
