@@ -527,6 +527,8 @@ config_draft draft_of(const json& root, const std::string& source, const source_
   label(d.high_freq_factor, src.high_freq_factor, "high_freq_factor");
   label(d.short_factor, src.short_factor, "short_factor");
   label(d.long_factor, src.long_factor, "long_factor");
+  label(d.mrope_section, src.mrope_section, "mrope_section");
+  label(d.mrope_interleaved, src.mrope_interleaved, "mrope_interleaved");
 
   if (keys != nullptr) {
     *keys = {};
