@@ -400,6 +400,14 @@ TEST_CASE("tools/entropy: argument errors", "[entropy]") {
   check_error({"entropy", "--head-dim", "64", "--lengths", "1k", "--work-limit", "1000"}, 1,
               "raise the budget with --work-limit N");
   check_error({"entropy", "--preset", "qwen2-vl-7b", "--lengths", "1k"}, 1, "multi-axis");
+  // Each length L is evaluated at seq_len L: --seq-len is not a flag of entropy, and its help
+  // does not list it (the rope group's other flags it does).
   check_error({"entropy", "--head-dim", "64", "--lengths", "1k", "--seq-len", "4096"}, 2,
-              "--seq-len does not apply");
+              "posenc: --seq-len is not a flag of entropy (see posenc help entropy)");
+  check_error({"--seq-len", "4096", "entropy", "--head-dim", "64", "--lengths", "1k"}, 2,
+              "posenc: --seq-len is not a flag of entropy (see posenc help entropy)");
+  const result help = run_cli({"help", "entropy"});
+  CHECK(help.status == 0);
+  CHECK(help.out.find("\n  --seq-len") == std::string::npos);
+  CHECK(help.out.find("\n  --max-position-embeddings") != std::string::npos);
 }

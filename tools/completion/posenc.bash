@@ -100,7 +100,8 @@ _posenc() {
     accuracy) flags="$source $rope $format --positions --svg --work-limit" ;;
     layers) flags="$format --preset --hf-config --max-input-bytes --max-depth" ;;
     entropy)
-      flags="$source $rope $format --lengths --samples --seed --temperature --floor-scale
+      # The rope group without --seq-len (each length L is evaluated at seq_len L).
+      flags="$source ${rope/--seq-len/} $format --lengths --samples --seed --temperature --floor-scale
         --attn-scale --training-length --qk --svg --work-limit"
       ;;
     t5-bias)
