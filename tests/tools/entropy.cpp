@@ -351,6 +351,13 @@ TEST_CASE("tools/entropy --hf-config: Llama-4's temperature keys", "[entropy]") 
         "config " + own + " text_config.attn_scale");
   CHECK(f.at("points").at(0).at("query_scale").get<double>() ==
         Approx(1.0 + 0.5 * std::log(2.0)).epsilon(1e-15));
+  // Without the Llama-4 temperature the file's floor_scale is not used (attn_temperature_tuning
+  // is, echoed).
+  const json n = run_json({"entropy", "--hf-config", own, "--lengths", "8k", "--samples", "2"});
+  const json& not_used = n.at("config").at("keys").at("not_used");
+  CHECK(std::find(not_used.begin(), not_used.end(), "text_config.floor_scale") != not_used.end());
+  CHECK(n.at("config").at("attn_temperature_tuning").at("value") == false);
+  CHECK(!n.at("config").contains("floor_scale"));
 
   // A value of the wrong type: one line naming the key.
   const std::string bad = std::string(SCRATCH_DIR) + "/entropy_llama4_bad.json";

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <span>
 #include <string>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -419,12 +420,14 @@ int run_entropy(const invocation& inv, std::ostream& out) {
     echo.set_bool(
         "attn_temperature_tuning", *file_temperature.attn_temperature_tuning,
         "config " + printable(*inv.hf_config) + " " + file_temperature.attn_temperature_tuning_key);
-  // The keys read here are used keys of the file.
-  for (const std::string* key :
-       {&file_temperature.attn_temperature_tuning_key, &file_temperature.floor_scale_key,
-        &file_temperature.attn_scale_key}) {
+  // The keys whose values were taken are used keys of the file.
+  const bool llama4 = t.kind == temperature_kind::llama4;
+  for (const auto& [key, taken] :
+       {std::pair{&file_temperature.attn_temperature_tuning_key, true},
+        std::pair{&file_temperature.floor_scale_key, llama4 && !e.floor_scale},
+        std::pair{&file_temperature.attn_scale_key, llama4 && !e.attn_scale}}) {
     const auto it = std::find(echo.keys_not_used.begin(), echo.keys_not_used.end(), *key);
-    if (key->empty() || it == echo.keys_not_used.end()) continue;
+    if (!taken || key->empty() || it == echo.keys_not_used.end()) continue;
     echo.keys_not_used.erase(it);
     echo.keys_used.push_back(*key);
   }
