@@ -473,7 +473,7 @@ TEST_CASE("help lists every preset, 1-D and model presets", "[run][presets]") {
   const std::string models =
       "Model presets: qwen2-vl-7b, qwen2.5-vl-7b, gemma-3-4b, gemma-3-27b, llama-4-scout, "
       "pixtral-12b, deepseek-v3\n";
-  for (const std::vector<std::string_view> args :
+  for (const std::vector<std::string_view>& args :
        {std::vector<std::string_view>{"--help"}, std::vector<std::string_view>{"help"}}) {
     const result r = run_cli(args);
     REQUIRE(r.status == 0);
