@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Checks docs/cli.md against the tool so that the two cannot drift: for every command, the flags
-# its "Flags of each command" line lists (groups expanded from the group lines above it) are
-# exactly the flags `posenc help CMD` lists, and every command of `posenc --help` has a line.
+# its "Flags of each command" line lists (groups expanded from the group lines above it, less a
+# flag named as "without `--X`") are exactly the flags `posenc help CMD` lists, and every
+# command of `posenc --help` has a line.
 #
 #   cli_docs.sh POSENC_BINARY CLI_MD
 set -euo pipefail
@@ -35,18 +36,19 @@ group_flags() {
   echo "${groups[$1]:-}"
 }
 
-# The flags the document gives command CMD, sorted.
+# The flags the document gives command CMD, sorted; "*group* without `--x`" leaves --x out.
 doc_flags() {
-  local line
+  local line without
   line=$(grep -E "^- \`$1\`: " <<< "$section" || true)
   [ -n "$line" ] || return 0
+  without=$(grep -oE 'without `--[a-z0-9-]+`' <<< "$line" | grep -oE -- '--[a-z0-9-]+' || true)
   {
-    grep -oE '`--[a-z0-9-]+`' <<< "$line" | tr -d '`' || true
+    sed -E 's/without `--[a-z0-9-]+`//g' <<< "$line" | grep -oE '`--[a-z0-9-]+`' | tr -d '`' || true
     for g in $(grep -oE '\*[a-z]+\*' <<< "$line" | tr -d '*'); do
       [ -n "$(group_flags "$g")" ] || echo "unknown-group-$g"
       group_flags "$g"
     done
-  } | sort
+  } | { if [ -n "$without" ]; then grep -vxF -- "$without" || true; else cat; fi; } | sort
 }
 
 commands=$("$posenc" --help | sed -nE 's/^(usage:)? +posenc ([a-z]+) .*/\2/p' | grep -vx help | sort -u)

@@ -6,7 +6,8 @@
 #   - for every command, `posenc CMD --<TAB>` offers exactly the flags `posenc help CMD` lists
 #     (and --help): the script cannot drift from the tool's flag tables;
 #   - the values of the flags with a fixed set of words are the words `posenc help CMD` shows,
-#     --layout's with the aliases; a flag's free value (--head-dim N) offers nothing.
+#     --layout's with the aliases; a flag's free value (--head-dim N) offers nothing;
+#   - --preset offers the presets `posenc --help` lists for that command.
 #
 #   completion.sh POSENC_BINARY COMPLETION_SCRIPT
 set -euo pipefail
@@ -81,6 +82,15 @@ expect "csv json text " table --format ""
 expect "yarn " freqs --scaling y
 expect "" freqs --head-dim ""
 expect "--positions " table --bloom --po
+# --preset: the names of `posenc --help`'s "Presets:" (1-D, every RoPE command) and "Model
+# presets:" lines (layers; apply and entropy take both).
+expect "llama-3.1-8b " freqs --preset llama-3.
+expect "" freqs --preset llama-4
+expect "llama-4-scout " layers --preset llama
+expect "" layers --preset phi
+expect "pixtral-12b " entropy --preset pix
+expect "gemma-3-27b " apply --preset gemma-3-2
+expect "phi-2 " apply --preset phi-2
 
 [ $fail -eq 0 ] || exit 1
 echo "completion: OK ($(wc -w <<< "$commands") commands)"

@@ -18,6 +18,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <fstream>
@@ -295,6 +296,79 @@ TEST_CASE("tools/entropy: csv, text and svg", "[entropy]") {
     CHECK(s.find(name) != std::string::npos);
 }
 
+// --hf-config of a Llama-4 config.json: --temperature llama4 takes its floor_scale and attn_scale
+// (echoed with their keys), flags override them, and attn_temperature_tuning is echoed. The query
+// scale is HF's (modeling_llama4.py, Llama4TextAttention.forward):
+// s(p) = log(floor((p + 1) / floor_scale) + 1) * attn_scale + 1, written out here.
+TEST_CASE("tools/entropy --hf-config: Llama-4's temperature keys", "[entropy]") {
+  // Llama-4-Scout's text_config (tests/tools/data/llama4_scout.json, from
+  // meta-llama/Llama-4-Scout-17B-16E config.json): "attn_temperature_tuning": 4 (true to HF),
+  // "floor_scale": 8192, "attn_scale": 0.1.
+  const std::string scout = posenc_test::tools_data("llama4_scout.json");
+  const json s = run_json({"entropy", "--hf-config", scout, "--lengths", "8k,16k", "--samples", "2",
+                           "--temperature", "llama4"});
+  const json& config = s.at("config");
+  CHECK(config.at("floor_scale") == json::parse(R"({"value": 8192, "source": "config )" + scout +
+                                                R"( text_config.floor_scale"})"));
+  CHECK(config.at("attn_scale") == json::parse(R"({"value": 0.1, "source": "config )" + scout +
+                                               R"( text_config.attn_scale"})"));
+  CHECK(config.at("attn_temperature_tuning") ==
+        json::parse(R"({"value": true, "source": "config )" + scout +
+                    R"( text_config.attn_temperature_tuning"})"));
+  const json& used = config.at("keys").at("used");
+  for (const char* key : {"text_config.floor_scale", "text_config.attn_scale",
+                          "text_config.attn_temperature_tuning"}) {
+    INFO(key);
+    CHECK(std::find(used.begin(), used.end(), key) != used.end());
+    CHECK(std::find(config["keys"].at("not_used").begin(), config["keys"]["not_used"].end(), key) ==
+          config["keys"]["not_used"].end());
+  }
+  CHECK(s.at("floor_scale") == 8192.0);
+  CHECK(s.at("attn_scale") == 0.1);
+  // L = 16384: p = 16383, floor(16384 / 8192) = 2.
+  CHECK(s.at("points").at(1).at("query_scale").get<double>() ==
+        Approx(1.0 + 0.1 * std::log(3.0)).epsilon(1e-15));
+
+  // Parameters other than the defaults show that the file's are taken: floor_scale 4096,
+  // attn_scale 0.5; at L = 8192 s = log(floor(8192 / 4096) + 1) * 0.5 + 1 = 1 + 0.5 log 3.
+  const std::string own = std::string(SCRATCH_DIR) + "/entropy_llama4_own.json";
+  std::ofstream(own) << R"({"model_type": "llama4", "text_config": {"model_type": "llama4_text",
+      "head_dim": 64, "rope_theta": 500000.0, "attn_temperature_tuning": false,
+      "floor_scale": 4096, "attn_scale": 0.5}})";
+  const json o = run_json({"entropy", "--hf-config", own, "--lengths", "8k", "--samples", "2",
+                           "--temperature", "llama4"});
+  CHECK(o.at("floor_scale") == 4096.0);
+  CHECK(o.at("attn_scale") == 0.5);
+  CHECK(o.at("points").at(0).at("query_scale").get<double>() ==
+        Approx(1.0 + 0.5 * std::log(3.0)).epsilon(1e-15));
+  CHECK(o.at("config").at("attn_temperature_tuning").at("value") == false);
+  // Flags override the file: floor_scale 8192 gives floor(8192 / 8192) = 1, s = 1 + 0.5 log 2.
+  const json f = run_json({"entropy", "--hf-config", own, "--lengths", "8k", "--samples", "2",
+                           "--temperature", "llama4", "--floor-scale", "8192"});
+  CHECK(f.at("config").at("floor_scale") ==
+        json::parse(R"({"value": 8192, "source": "flag --floor-scale"})"));
+  CHECK(f.at("config").at("attn_scale").at("source") ==
+        "config " + own + " text_config.attn_scale");
+  CHECK(f.at("points").at(0).at("query_scale").get<double>() ==
+        Approx(1.0 + 0.5 * std::log(2.0)).epsilon(1e-15));
+  // Without the Llama-4 temperature the file's floor_scale is not used (attn_temperature_tuning
+  // is, echoed).
+  const json n = run_json({"entropy", "--hf-config", own, "--lengths", "8k", "--samples", "2"});
+  const json& not_used = n.at("config").at("keys").at("not_used");
+  CHECK(std::find(not_used.begin(), not_used.end(), "text_config.floor_scale") != not_used.end());
+  CHECK(n.at("config").at("attn_temperature_tuning").at("value") == false);
+  CHECK(!n.at("config").contains("floor_scale"));
+
+  // A value of the wrong type: one line naming the key.
+  const std::string bad = std::string(SCRATCH_DIR) + "/entropy_llama4_bad.json";
+  std::ofstream(bad) << R"({"text_config": {"head_dim": 64, "floor_scale": "8k"}})";
+  check_error({"entropy", "--hf-config", bad, "--lengths", "1k", "--temperature", "llama4"}, 1,
+              "text_config.floor_scale must be a number");
+  std::ofstream(bad) << R"({"head_dim": 64, "attn_temperature_tuning": "yes"})";
+  check_error({"entropy", "--hf-config", bad, "--lengths", "1k"}, 1,
+              "attn_temperature_tuning must be a boolean or a number");
+}
+
 TEST_CASE("tools/entropy: argument errors", "[entropy]") {
   check_error({"entropy", "--head-dim", "64"}, 2, "entropy needs --lengths");
   for (const char* bad : {"", "0", "1k:foo", "8:4", "8M", "1k:8M", "1,1", "3,2", "1.5k", "k", "1K",
@@ -333,6 +407,14 @@ TEST_CASE("tools/entropy: argument errors", "[entropy]") {
   check_error({"entropy", "--head-dim", "64", "--lengths", "1k", "--work-limit", "1000"}, 1,
               "raise the budget with --work-limit N");
   check_error({"entropy", "--preset", "qwen2-vl-7b", "--lengths", "1k"}, 1, "multi-axis");
+  // Each length L is evaluated at seq_len L: --seq-len is not a flag of entropy, and its help
+  // does not list it (the rope group's other flags it does).
   check_error({"entropy", "--head-dim", "64", "--lengths", "1k", "--seq-len", "4096"}, 2,
-              "--seq-len does not apply");
+              "posenc: --seq-len is not a flag of entropy (see posenc help entropy)");
+  check_error({"--seq-len", "4096", "entropy", "--head-dim", "64", "--lengths", "1k"}, 2,
+              "posenc: --seq-len is not a flag of entropy (see posenc help entropy)");
+  const result help = run_cli({"help", "entropy"});
+  CHECK(help.status == 0);
+  CHECK(help.out.find("\n  --seq-len") == std::string::npos);
+  CHECK(help.out.find("\n  --max-position-embeddings") != std::string::npos);
 }

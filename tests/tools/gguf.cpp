@@ -4,11 +4,15 @@
 // message; `posenc --gguf` end to end (warnings, --verbose, conflicts).
 #include <catch2/catch.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include <posenc/spec/rope.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -280,4 +284,86 @@ TEST_CASE("posenc --hf-config --layer-type and its warnings", "[gguf][hf_config]
   CHECK(posenc_test::count_lines(r.err) == 2u);
   CHECK(r.err.find("keys not used: architectures num_key_value_heads torch_dtype") !=
         std::string::npos);
+}
+
+// M-RoPE: ARCH.rope.dimension_sections, as llama.cpp's convert_hf_to_gguf.py writes Qwen2-VL's
+// mrope_section [16, 24, 24] (padded to [16, 24, 24, 0]) and Qwen3-VL's [24, 20, 20] (whose
+// sections interleave: llama.cpp's rope type of the qwen3vl architecture).
+TEST_CASE("GGUF M-RoPE: rope.dimension_sections", "[gguf][mrope]") {
+  using sections = std::array<std::uint32_t, 3>;
+  config_keys keys;
+  const std::string q2 = gguf_file("qwen2vl.gguf");
+  const config_draft d = load_gguf(q2, max_gguf_bytes, &keys);
+  REQUIRE(d.mrope_section.has_value());
+  CHECK(*d.mrope_section == sections{16, 24, 24});
+  CHECK(!d.mrope_interleaved.has_value());
+  CHECK(keys.sources.mrope_section == "gguf " + q2 + " qwen2vl.rope.dimension_sections");
+  CHECK(keys.warnings.empty());  // the key is read, not warned about
+  CHECK(std::find(keys.used.begin(), keys.used.end(), "qwen2vl.rope.dimension_sections") !=
+        keys.used.end());
+  // Three entries (uint16) read as llama.cpp reads them.
+  const config_draft three = load_gguf(gguf_file("qwen2vl_three_sections.gguf"));
+  REQUIRE(three.mrope_section.has_value());
+  CHECK(*three.mrope_section == sections{16, 24, 24});
+
+  const std::string q3 = gguf_file("qwen3vl.gguf");
+  const config_draft d3 = load_gguf(q3, max_gguf_bytes, &keys);
+  REQUIRE(d3.mrope_section.has_value());
+  CHECK(*d3.mrope_section == sections{24, 20, 20});
+  CHECK(d3.mrope_interleaved == std::optional<bool>(true));
+  CHECK(keys.sources.mrope_interleaved == "gguf " + q3 + " general.architecture");
+
+  // apply: the three position streams of the file's sections, as the model preset (Qwen2-VL-7B)
+  // and the flags (Qwen3-VL) rotate them; the echo names the key.
+  std::vector<float> x(3 * 128);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 17) / 8.0f - 1.0f;
+  nlohmann::json in;
+  in["x"] = x;
+  in["shape"] = {3, 1, 128};
+  in["positions"] = {0, 1, 2, 0, 3, 5, 0, 2, 7};  // temporal, height, width of 3 tokens
+  const char* dir = std::getenv("POSENC_GGUF_DIR");
+  REQUIRE(dir != nullptr);
+  const std::string input = std::string(dir) + "/gguf_mrope_input.json";
+  std::ofstream(input) << in.dump();
+  const auto apply = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), {"apply", "--input", input});
+    const posenc_test::cli_result r = posenc_test::run_cli(args);
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    return nlohmann::json::parse(r.out);
+  };
+  nlohmann::json from_gguf = apply({"--gguf", q2});
+  CHECK(from_gguf.at("config").at("mrope_section") ==
+        nlohmann::json::parse(R"({"value": [16, 24, 24], "source": "gguf )" + q2 +
+                              R"( qwen2vl.rope.dimension_sections"})"));
+  CHECK(from_gguf.at("config").at("mrope_interleaved") ==
+        nlohmann::json::parse(R"({"value": false, "source": "default"})"));
+  from_gguf.erase("config");
+  nlohmann::json from_preset = apply({"--preset", "qwen2-vl-7b"});
+  from_preset.erase("config");
+  CHECK(from_gguf == from_preset);
+  nlohmann::json from_gguf3 = apply({"--gguf", q3});
+  CHECK(from_gguf3.at("config").at("mrope_interleaved") ==
+        nlohmann::json::parse(R"({"value": true, "source": "gguf )" + q3 +
+                              R"( general.architecture"})"));
+  from_gguf3.erase("config");
+  nlohmann::json from_flags = apply({"--head-dim", "128", "--base", "5000000", "--mrope-section",
+                                     "24,20,20", "--mrope-interleaved"});
+  from_flags.erase("config");
+  CHECK(from_gguf3 == from_flags);
+  CHECK(from_gguf3 != from_gguf);
+
+  // Errors: one line each, exit 1.
+  const auto at = [](const char* name) { return "posenc: " + gguf_file(name) + ": "; };
+  const std::string rule =
+      "qwen2vl.rope.dimension_sections must be an array of 3 or 4 integers in [0, 65536] "
+      "(temporal, height, width pairs, then 0)";
+  CHECK(load_error("qwen2vl_fourth_section.gguf") ==
+        at("qwen2vl_fourth_section.gguf") +
+            "qwen2vl.rope.dimension_sections has a fourth section of 8 pairs: a fourth position "
+            "stream (llama.cpp's vision M-RoPE) is not supported; M-RoPE here has three "
+            "(temporal, height, width)");
+  CHECK(load_error("qwen2vl_float_sections.gguf") == at("qwen2vl_float_sections.gguf") + rule);
+  CHECK(load_error("qwen2vl_negative_section.gguf") == at("qwen2vl_negative_section.gguf") + rule);
+  CHECK(load_error("qwen2vl_five_sections.gguf") == at("qwen2vl_five_sections.gguf") + rule);
 }

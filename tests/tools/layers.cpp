@@ -102,9 +102,83 @@ TEST_CASE("tools/layers: model presets", "[layers]") {
   const cli_result t = run_cli({"layers", "--preset", "qwen2-vl-7b", "--format", "text"});
   REQUIRE(t.status == 0);
   const auto lines = lines_of(posenc_test::without_echo(t.out));
-  REQUIRE(lines.size() == 3 + 28);
+  REQUIRE(lines.size() == 4 + 28);
   CHECK(lines[0] == "28 layers, 1 table");
-  CHECK(lines[3].starts_with("0      mrope"));
+  CHECK(lines[2] == "M-RoPE: mrope_section 16, 24, 24 (temporal, height, width pairs), contiguous");
+  CHECK(lines[4].starts_with("0      mrope"));
+}
+
+// M-RoPE from a config.json: the rope dict's mrope_section (and Qwen3-VL's mrope_interleaved) make
+// the same plan as the model preset. The files are excerpts of the published config.json files
+// (the keys of the text model, values unchanged):
+//   qwen2_vl_7b.json    https://huggingface.co/Qwen/Qwen2-VL-7B-Instruct/blob/main/config.json
+//   qwen2_5_vl_7b.json  https://huggingface.co/Qwen/Qwen2.5-VL-7B-Instruct/blob/main/config.json
+//   qwen3_vl_8b.json    https://huggingface.co/Qwen/Qwen3-VL-8B-Instruct/blob/main/config.json
+// Their mrope_section [16, 24, 24] (Qwen2-VL, Qwen2.5-VL) and [24, 20, 20] with
+// "mrope_interleaved": true (Qwen3-VL) are written out below, not taken from the tool.
+TEST_CASE("tools/layers: M-RoPE from config.json, as the model presets", "[layers][mrope]") {
+  const auto plan_of = [](const cli_result& r) {
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    CHECK(r.err.empty());
+    nlohmann::json j = nlohmann::json::parse(r.out);
+    nlohmann::json config = j.at("config");
+    j.erase("config");
+    return std::pair{j, config};
+  };
+  const nlohmann::json qwen2_multi_axis =
+      nlohmann::json::parse(R"({"form": "mrope", "mrope_section": [16, 24, 24],
+                                "mrope_interleaved": false})");
+  for (const auto& [file, preset] : std::vector<std::pair<std::string, std::string>>{
+           {"qwen2_vl_7b.json", "qwen2-vl-7b"}, {"qwen2_5_vl_7b.json", "qwen2.5-vl-7b"}}) {
+    INFO(file);
+    const std::string path = tools_data(file);
+    const auto [from_file, file_echo] = plan_of(run_cli({"layers", "--hf-config", path}));
+    const auto [from_preset, preset_echo] = plan_of(run_cli({"layers", "--preset", preset}));
+    CHECK(from_file == from_preset);
+    CHECK(from_file.at("multi_axis") == qwen2_multi_axis);
+    CHECK(from_file.at("num_hidden_layers") == 28);
+    REQUIRE(from_file.at("tables").size() == 1);
+    CHECK(from_file["tables"][0].at("head_dim") == 128);  // 3584 / 28
+    CHECK(from_file["tables"][0].at("base") == 1000000.0);
+    for (const auto& layer : from_file.at("layers")) CHECK(layer.at("encoding") == "mrope");
+    CHECK(file_echo.at("mrope_section") ==
+          nlohmann::json::parse(R"({"value": [16, 24, 24], "source": "config )" + path +
+                                R"( rope_scaling.mrope_section"})"));
+    CHECK(file_echo.at("mrope_interleaved") ==
+          nlohmann::json::parse(R"({"value": false, "source": "default"})"));
+    CHECK(
+        preset_echo.at("mrope_section") ==
+        nlohmann::json::parse(R"({"value": [16, 24, 24], "source": "preset )" + preset + R"("})"));
+    // CSV and text carry the section too: in the echo, and (text) in the plan's M-RoPE line.
+    const cli_result csv = run_cli({"layers", "--hf-config", path, "--format", "csv"});
+    REQUIRE(csv.status == 0);
+    CHECK(csv.out.find("# mrope_section = 16,24,24 (config " + path +
+                       " rope_scaling.mrope_section)\n") != std::string::npos);
+    CHECK(
+        posenc_test::without_echo(
+            run_cli({"layers", "--hf-config", path, "--format", "text"}).out) ==
+        posenc_test::without_echo(run_cli({"layers", "--preset", preset, "--format", "text"}).out));
+  }
+
+  // Qwen3-VL: the sections interleave across the pairs.
+  const std::string q3 = tools_data("qwen3_vl_8b.json");
+  const auto [plan, echo] = plan_of(run_cli({"layers", "--hf-config", q3}));
+  CHECK(plan.at("multi_axis") ==
+        nlohmann::json::parse(R"({"form": "mrope", "mrope_section": [24, 20, 20],
+                                  "mrope_interleaved": true})"));
+  CHECK(plan.at("num_hidden_layers") == 36);
+  CHECK(plan["tables"][0].at("base") == 5000000.0);
+  CHECK(echo.at("mrope_interleaved") ==
+        nlohmann::json::parse(R"({"value": true, "source": "config )" + q3 +
+                              R"( text_config.rope_scaling.mrope_interleaved"})"));
+  const auto text = lines_of(
+      posenc_test::without_echo(run_cli({"layers", "--hf-config", q3, "--format", "text"}).out));
+  REQUIRE(text.size() > 2);
+  CHECK(text[2] == "M-RoPE: mrope_section 24, 20, 20 (temporal, height, width pairs), interleaved");
+
+  // A 1-D model has no multi-axis part.
+  CHECK(plan_of(run_cli({"layers", "--preset", "gemma-3-4b"})).first.at("multi_axis").is_null());
 }
 
 TEST_CASE("tools/layers: config.json, with the config classes' defaults", "[layers]") {
@@ -218,6 +292,25 @@ TEST_CASE("tools/layers: errors", "[layers]") {
                   "layer_types": ["sliding_attention", "full_attention"]})")},
        1,
        "posenc: sliding layers need sliding_window > 0"},
+      // M-RoPE: the sections must cover the rotary pairs (16 + 24 + 20 = 60, not 128 / 2).
+      {{"layers", "--hf-config",
+        write("layers_mrope_sum.json",
+              R"({"head_dim": 128, "num_hidden_layers": 2,
+                  "rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 20]}})")},
+       1,
+       "posenc: mrope_section must sum to rotary_dim/2 ("},
+      {{"layers", "--hf-config",
+        write("layers_mrope_two.json",
+              R"({"head_dim": 128, "num_hidden_layers": 2,
+                  "rope_scaling": {"type": "mrope", "mrope_section": [32, 32]}})")},
+       1,
+       "rope_scaling.mrope_section must be a list of 3 non-negative integers"},
+      {{"layers", "--hf-config",
+        write("layers_mrope_interleaved_alone.json",
+              R"({"head_dim": 128, "num_hidden_layers": 2,
+                  "rope_scaling": {"rope_type": "default", "mrope_interleaved": true}})")},
+       1,
+       "mrope_interleaved needs mrope_section"},
   };
   for (const error_case& c : cases) {
     INFO(c.args.back());

@@ -128,6 +128,37 @@ DEEPSEEK2 = [
     ("deepseek2.rope.scaling.yarn_log_multiplier", FLOAT32, 0.0707),
 ]
 
+# Qwen2-VL-7B as llama.cpp's convert_hf_to_gguf.py writes it (Qwen2VLModel.set_gguf_parameters:
+# the config's mrope_section padded with 0 to 4 entries, add_rope_dimension_sections, an array of
+# int32): hidden_size 3584 / 28 heads = 128, rope_theta 1e6, mrope_section [16, 24, 24].
+QWEN2VL = [
+    ("general.architecture", STRING, "qwen2vl"),
+    ("qwen2vl.context_length", UINT32, 32768),
+    ("qwen2vl.embedding_length", UINT32, 3584),
+    ("qwen2vl.attention.head_count", UINT32, 28),
+    ("qwen2vl.rope.dimension_count", UINT32, 128),
+    ("qwen2vl.rope.freq_base", FLOAT32, 1000000.0),
+    ("qwen2vl.rope.dimension_sections", ARRAY, (INT32, [16, 24, 24, 0])),
+]
+
+# Qwen3-VL-8B's text model: head_dim 128, rope_theta 5e6, mrope_section [24, 20, 20] (interleaved:
+# llama.cpp's rope type for the qwen3vl architecture), the sections as uint32.
+QWEN3VL = [
+    ("general.architecture", STRING, "qwen3vl"),
+    ("qwen3vl.context_length", UINT32, 262144),
+    ("qwen3vl.embedding_length", UINT32, 4096),
+    ("qwen3vl.attention.head_count", UINT32, 32),
+    ("qwen3vl.attention.key_length", UINT32, 128),
+    ("qwen3vl.rope.dimension_count", UINT32, 128),
+    ("qwen3vl.rope.freq_base", FLOAT32, 5000000.0),
+    ("qwen3vl.rope.dimension_sections", ARRAY, (UINT32, [24, 20, 20, 0])),
+]
+
+
+def with_sections(pairs, sections):
+    return [p for p in pairs if not p[0].endswith(".rope.dimension_sections")] + [sections]
+
+
 # An older file: the linear factor in rope.scale_linear, no scaling type.
 OLD_LINEAR = [
     ("general.architecture", STRING, "llama"),
@@ -149,6 +180,11 @@ def files():
         "neox.gguf": gguf(NEOX),
         "old_linear.gguf": gguf(OLD_LINEAR),
         "deepseek2.gguf": gguf(DEEPSEEK2),
+        "qwen2vl.gguf": gguf(QWEN2VL),
+        "qwen3vl.gguf": gguf(QWEN3VL),
+        # three sections (llama.cpp reads them, the fourth 0)
+        "qwen2vl_three_sections.gguf": gguf(with_sections(
+            QWEN2VL, ("qwen2vl.rope.dimension_sections", ARRAY, (UINT16, [16, 24, 24])))),
         # malformed
         "bad_magic.gguf": b"GGML" + gguf(NEOX)[4:],
         "version1.gguf": gguf(NEOX, version=1),
@@ -174,6 +210,15 @@ def files():
         "no_architecture.gguf": gguf(NEOX[1:]),
         "bad_scaling.gguf": gguf(NEOX + [("gptneox.rope.scaling.type", STRING, "mrope")]),
         "string_base.gguf": gguf([NEOX[0], NEOX[2], NEOX[3], ("gptneox.rope.freq_base", STRING, "1e4")]),
+        # a fourth section: a fourth position stream (llama.cpp's vision M-RoPE)
+        "qwen2vl_fourth_section.gguf": gguf(with_sections(
+            QWEN2VL, ("qwen2vl.rope.dimension_sections", ARRAY, (INT32, [16, 24, 16, 8])))),
+        "qwen2vl_float_sections.gguf": gguf(with_sections(
+            QWEN2VL, ("qwen2vl.rope.dimension_sections", ARRAY, (FLOAT32, [16.0, 24.0, 24.0, 0.0])))),
+        "qwen2vl_negative_section.gguf": gguf(with_sections(
+            QWEN2VL, ("qwen2vl.rope.dimension_sections", ARRAY, (INT32, [16, -24, 24, 0])))),
+        "qwen2vl_five_sections.gguf": gguf(with_sections(
+            QWEN2VL, ("qwen2vl.rope.dimension_sections", ARRAY, (INT32, [16, 24, 24, 0, 0])))),
     }
     return out
 

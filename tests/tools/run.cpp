@@ -453,6 +453,37 @@ TEST_CASE("presets through --preset", "[run][presets]") {
   r = run_cli({"freqs", "--preset", "no-such-model"});
   CHECK(r.status == exit_usage);
   CHECK(r.err.starts_with("posenc: unknown preset 'no-such-model'; known presets: "));
+  // A model preset where a 1-D one is needed says which commands take it.
+  r = run_cli({"freqs", "--preset", "qwen2-vl-7b"});
+  CHECK(r.status == exit_usage);
+  CHECK(
+      r.err.starts_with("posenc: 'qwen2-vl-7b' is a model preset (layers, apply, entropy); this "
+                        "command takes the presets llama-2-7b, "));
+}
+
+// posenc --help and posenc help list every preset: the 1-D ones (posenc/spec/presets.hpp,
+// presets::all) and the model presets (presets::models), written out here; each line is
+// what tools/completion/posenc.bash completes --preset from.
+TEST_CASE("help lists every preset, 1-D and model presets", "[run][presets]") {
+  if (!presets_available()) return;
+  const std::string one_d =
+      "Presets: llama-2-7b, llama-3-8b, llama-3.1-8b, mistral-7b-v0.1, qwen2-7b, codellama-7b, "
+      "gpt-j-6b, gpt-neox-20b, phi-2, phi-3-mini-128k-instruct, deepseek-v2-lite, deepseek-v3, "
+      "phi-3.5-mini-instruct\n";
+  const std::string models =
+      "Model presets: qwen2-vl-7b, qwen2.5-vl-7b, gemma-3-4b, gemma-3-27b, llama-4-scout, "
+      "pixtral-12b, deepseek-v3\n";
+  for (const std::vector<std::string_view>& args :
+       {std::vector<std::string_view>{"--help"}, std::vector<std::string_view>{"help"}}) {
+    const result r = run_cli(args);
+    REQUIRE(r.status == 0);
+    CHECK(r.out.find("\n" + one_d + models) != std::string::npos);
+  }
+  // Each listed model preset works with layers, each 1-D one with freqs.
+  for (const char* name : {"qwen2-vl-7b", "qwen2.5-vl-7b", "gemma-3-4b", "gemma-3-27b",
+                           "llama-4-scout", "pixtral-12b", "deepseek-v3"})
+    CHECK(run_cli({"layers", "--preset", name}).status == 0);
+  CHECK(run_cli({"freqs", "--preset", "phi-3.5-mini-instruct"}).status == 0);
 }
 
 // Issue 14: a derived quantity that is not finite, or does not fit float32 storage, is an error

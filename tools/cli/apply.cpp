@@ -16,6 +16,7 @@
 
 #include "cli/compute.hpp"
 #include "cli/error.hpp"
+#include "cli/gguf.hpp"
 #include "cli/hf_config.hpp"
 #include "cli/input_file.hpp"
 #include "cli/output.hpp"
@@ -659,9 +660,12 @@ void write_npy(const std::string& path, const apply_result& r) {
 namespace {
 // The configuration's multi-axis form, before the tensors are read (their positions depend on
 // it): a model preset's (qwen2-vl-7b: M-RoPE, pixtral-12b: 2-D), a config.json's
-// mrope_section / mrope_interleaved, then --mrope-section / --mrope-interleaved over either.
-// `model_rope`: the rope configuration of a model preset (not one of --preset's 1-D presets).
-multi_axis multi_axis_of(const invocation& inv, std::optional<rope_config>& model_rope) {
+// mrope_section / mrope_interleaved or a GGUF file's ARCH.rope.dimension_sections, then
+// --mrope-section / --mrope-interleaved over any of them. `model_rope`: the rope configuration
+// of a model preset (not one of --preset's 1-D presets). `sources`: where the M-RoPE section
+// and layout came from, for the echo.
+multi_axis multi_axis_of(const invocation& inv, std::optional<rope_config>& model_rope,
+                         draft_sources& sources) {
   multi_axis m;
   std::optional<std::array<std::uint32_t, 3>> section;
   std::optional<bool> interleaved;
@@ -674,20 +678,32 @@ multi_axis multi_axis_of(const invocation& inv, std::optional<rope_config>& mode
       if (mc->form == rotary_form::mrope) {
         section = mc->mrope_section;
         interleaved = mc->section_layout == mrope_layout::interleaved;
+        sources.mrope_section = sources.mrope_interleaved = "preset " + printable(*inv.preset);
       }
     }
   }
 #endif
-  if (inv.hf_config) {
+  if (inv.hf_config || inv.gguf) {
+    config_keys keys;
     const config_draft d =
-        load_hf_config(*inv.hf_config, inv.max_input_bytes.value_or(max_config_bytes),
-                       inv.max_depth.value_or(max_config_depth),
-                       source_options{inv.layer_type.value_or("")}, nullptr);
+        inv.hf_config
+            ? load_hf_config(*inv.hf_config, inv.max_input_bytes.value_or(max_config_bytes),
+                             inv.max_depth.value_or(max_config_depth),
+                             source_options{inv.layer_type.value_or("")}, &keys)
+            : load_gguf(*inv.gguf, inv.max_input_bytes.value_or(max_gguf_bytes), &keys);
     section = d.mrope_section;
     interleaved = d.mrope_interleaved;
+    sources.mrope_section = keys.sources.mrope_section;
+    sources.mrope_interleaved = keys.sources.mrope_interleaved;
   }
-  if (inv.flags.mrope_section) section = inv.flags.mrope_section;
-  if (inv.flags.mrope_interleaved) interleaved = inv.flags.mrope_interleaved;
+  if (inv.flags.mrope_section) {
+    section = inv.flags.mrope_section;
+    sources.mrope_section = inv.flag_sources.mrope_section;
+  }
+  if (inv.flags.mrope_interleaved) {
+    interleaved = inv.flags.mrope_interleaved;
+    sources.mrope_interleaved = inv.flag_sources.mrope_interleaved;
+  }
   if (m.form == rotary_form::axial && (inv.flags.mrope_section || inv.flags.mrope_interleaved))
     usage_error("posenc: --mrope-section and --mrope-interleaved do not apply to 2-D axial RoPE");
   if (section) {
@@ -710,7 +726,8 @@ int run_apply(const invocation& inv, std::ostream& out) {
   if (a.output && a.output_k && *a.output == *a.output_k)
     usage_error("posenc: --output and --output-k name the same file");
   std::optional<rope_config> model_rope;
-  const multi_axis axes = multi_axis_of(inv, model_rope);
+  draft_sources axes_sources;
+  const multi_axis axes = multi_axis_of(inv, model_rope, axes_sources);
   const std::size_t streams = axes.streams();
   apply_input q = load_apply_input(*inv.input, max_bytes, max_elements, a.order, streams);
   if (a.position_ids) {
@@ -763,6 +780,10 @@ int run_apply(const invocation& inv, std::ostream& out) {
                     a.order ? "flag --shape-order" : "default");
   rc->echo.set_bool("scale_cos_sin", a.scale_cos_sin,
                     a.scale_cos_sin ? "default" : "flag --no-scale-cos-sin");
+  // The M-RoPE section and layout the pairs took their streams by.
+  if (axes.form == rotary_form::mrope)
+    echo_mrope(rc->echo, axes.mrope_section, axes.section_layout == mrope_layout::interleaved,
+               axes_sources.mrope_section, axes_sources.mrope_interleaved);
   const apply_result rq = compute_apply(c, q, seq_len, axes);
   std::optional<apply_result> rk;
   if (k) rk = compute_apply(c, *k, seq_len, axes);

@@ -95,6 +95,9 @@ constexpr command_flag entropy_flags_list[] = {{"--lengths"},
                                                {"--svg"},
                                                {"--work-limit", "17179869184"},
                                                {"--format", "text"}};
+// entropy evaluates each length L at seq_len L (dynamic, longrope): the rope group's --seq-len
+// has nothing to set there.
+constexpr std::string_view entropy_without[] = {"--seq-len"};
 constexpr command_flag t5_flags_list[] = {
     {"--num-buckets"},   {"--max-distance", "128", "--max-distance 128"},
     {"--bidirectional"}, {"--causal"},
@@ -181,7 +184,7 @@ constexpr command_info table[] = {
      "random q, k (default 128 samples): the configuration as given, without its scaling,\n"
      "and with a query temperature, next to log L; A:B is A, 2A, ... up to B (1k = 1024,\n"
      "1M = 2^20; L <= 4M, at most 64 lengths); --qk FILE: a given q and k instead",
-     true, "", run_entropy, rope_command, entropy_flags_list},
+     true, "", run_entropy, rope_command, entropy_flags_list, entropy_without},
     {command::t5_bias, "t5-bias",
      "[--num-buckets N] [--max-distance D] [--bidirectional | --causal]\n"
      "[--log hf-float32|exact] [--relative-positions A:B | --query-length Q\n"
@@ -212,6 +215,8 @@ const command_info& command_of(command id) {
 }
 
 bool takes_flag(const command_info& c, std::string_view name) {
+  for (const std::string_view w : c.without_flags)
+    if (w == name) return false;
   for (const command_flag& f : c.own_flags)
     if (f.name == name) return true;
   const flag* f = find_named(flags(), name);

@@ -37,6 +37,9 @@ struct command_info {
   // other flag is the usage error "posenc: --svg is not a flag of table (see posenc help table)".
   std::uint8_t groups = 0;
   std::span<const command_flag> own_flags{};
+  // Flags of its groups that it does not take (entropy: --seq-len); they are "not a flag of" it
+  // and `posenc help CMD` leaves them out.
+  std::span<const std::string_view> without_flags{};
 };
 
 // Whether command `c` takes the flag named `name` (a name of flags(), not an old spelling).

@@ -39,6 +39,8 @@ void each_field(F&& f) {
   f(&config_draft::high_freq_factor, &draft_sources::high_freq_factor);
   f(&config_draft::short_factor, &draft_sources::short_factor);
   f(&config_draft::long_factor, &draft_sources::long_factor);
+  f(&config_draft::mrope_section, &draft_sources::mrope_section);
+  f(&config_draft::mrope_interleaved, &draft_sources::mrope_interleaved);
 }
 
 // The label of a field that the draft sets, else `otherwise`.
@@ -61,6 +63,15 @@ draft_sources overlay_sources(draft_sources base, const config_draft& over,
     if (over.*field) base.*source = over_sources.*source;
   });
   return base;
+}
+
+void echo_mrope(config_echo& echo, const std::array<std::uint32_t, 3>& section, bool interleaved,
+                const std::string& section_source, const std::string& interleaved_source) {
+  echo.set_list("mrope_section",
+                {static_cast<double>(section[0]), static_cast<double>(section[1]),
+                 static_cast<double>(section[2])},
+                section_source);
+  echo.set_bool("mrope_interleaved", interleaved, source_or(interleaved_source, "default"));
 }
 
 std::string json_quote(const std::string& s) {

@@ -46,7 +46,8 @@ struct config_draft {
   std::optional<std::vector<double>> short_factor;
   std::optional<std::vector<double>> long_factor;
   // M-RoPE (spec/mrope.hpp): the pairs of each position stream (temporal, height, width) and
-  // whether the sections interleave (Qwen3-VL). Read by `apply` only; resolve() ignores them.
+  // whether the sections interleave (Qwen3-VL). Read by `apply` and `layers`; resolve() ignores
+  // them (echo_mrope echoes them).
   std::optional<std::array<std::uint32_t, 3>> mrope_section;
   std::optional<bool> mrope_interleaved;
   bool operator==(const config_draft&) const = default;
@@ -60,7 +61,8 @@ config_draft overlay(config_draft base, const config_draft& over);
 struct draft_sources {
   std::string head_dim, rotary, base, layout, scaling, factor, original_max_position_embeddings,
       max_position_embeddings, beta_fast, beta_slow, truncate, mscale, mscale_all_dim,
-      attention_factor, low_freq_factor, high_freq_factor, short_factor, long_factor;
+      attention_factor, low_freq_factor, high_freq_factor, short_factor, long_factor, mrope_section,
+      mrope_interleaved;
   bool operator==(const draft_sources&) const = default;
 };
 
@@ -100,6 +102,11 @@ struct config_echo {
   // The entry of that name, or nullptr.
   const echo_entry* find(const std::string& name) const;
 };
+
+// The M-RoPE entries of the echo: mrope_section (a list, T,H,W) from `section_source` and
+// mrope_interleaved from `interleaved_source` ("default" when empty: contiguous sections).
+void echo_mrope(config_echo& echo, const std::array<std::uint32_t, 3>& section, bool interleaved,
+                const std::string& section_source, const std::string& interleaved_source);
 
 // A JSON string literal of `s` (quotes, backslashes and control characters escaped).
 std::string json_quote(const std::string& s);

@@ -1,9 +1,11 @@
 #include "cli/entropy.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <span>
 #include <string>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -11,6 +13,7 @@
 
 #include "cli/compute.hpp"
 #include "cli/error.hpp"
+#include "cli/hf_config.hpp"
 #include "cli/input_file.hpp"
 #include "cli/numbers.hpp"
 #include "cli/output.hpp"
@@ -341,6 +344,15 @@ int run_entropy(const invocation& inv, std::ostream& out) {
 #endif
   if (!rc) rc.emplace(configure(inv));
   const rope_config c = rc->config();
+  // A config.json's own temperature parameters (Llama-4): --temperature llama4 takes them unless
+  // --floor-scale / --attn-scale give others.
+  temperature_keys file_temperature;
+  if (inv.hf_config)
+    file_temperature =
+        load_temperature_keys(*inv.hf_config, inv.max_input_bytes.value_or(max_config_bytes),
+                              inv.max_depth.value_or(max_config_depth));
+  if (file_temperature.floor_scale) llama4_from_model.floor_scale = *file_temperature.floor_scale;
+  if (file_temperature.attn_scale) llama4_from_model.attn_scale = *file_temperature.attn_scale;
   attention_temperature t = temperature::none();
   switch (e.temperature.value_or(temperature_choice::none)) {
     case temperature_choice::none:
@@ -393,8 +405,31 @@ int run_entropy(const invocation& inv, std::ostream& out) {
                 given(e.temperature.has_value(), "--temperature"));
   if (t.kind == temperature_kind::llama4) {
     const std::string model = inv.preset ? "preset " + printable(*inv.preset) : "default";
-    echo.set_number("floor_scale", t.floor_scale, e.floor_scale ? "flag --floor-scale" : model);
-    echo.set_number("attn_scale", t.attn_scale, e.attn_scale ? "flag --attn-scale" : model);
+    const auto from_file = [&](const std::string& key) {
+      return key.empty() ? model : "config " + printable(*inv.hf_config) + " " + key;
+    };
+    echo.set_number(
+        "floor_scale", t.floor_scale,
+        e.floor_scale ? "flag --floor-scale" : from_file(file_temperature.floor_scale_key));
+    echo.set_number(
+        "attn_scale", t.attn_scale,
+        e.attn_scale ? "flag --attn-scale" : from_file(file_temperature.attn_scale_key));
+  }
+  // Whether the model itself applies the Llama-4 temperature (--temperature chooses the curve).
+  if (file_temperature.attn_temperature_tuning)
+    echo.set_bool(
+        "attn_temperature_tuning", *file_temperature.attn_temperature_tuning,
+        "config " + printable(*inv.hf_config) + " " + file_temperature.attn_temperature_tuning_key);
+  // The keys whose values were taken are used keys of the file.
+  const bool llama4 = t.kind == temperature_kind::llama4;
+  for (const auto& [key, taken] :
+       {std::pair{&file_temperature.attn_temperature_tuning_key, true},
+        std::pair{&file_temperature.floor_scale_key, llama4 && !e.floor_scale},
+        std::pair{&file_temperature.attn_scale_key, llama4 && !e.attn_scale}}) {
+    const auto it = std::find(echo.keys_not_used.begin(), echo.keys_not_used.end(), *key);
+    if (!taken || key->empty() || it == echo.keys_not_used.end()) continue;
+    echo.keys_not_used.erase(it);
+    echo.keys_used.push_back(*key);
   }
   if (t.kind == temperature_kind::logn)
     echo.set_uint(

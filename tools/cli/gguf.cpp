@@ -3,7 +3,9 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <optional>
@@ -118,8 +120,39 @@ std::uint64_t read_string(reader& r, std::string& s, std::uint64_t keep, const s
 void skip_value(reader& r, std::uint32_t t, std::uint32_t depth, const std::string& key,
                 const std::string& what);
 
+// Whether value type t is an integer (uint8 to int64).
+constexpr bool integer_type(std::uint32_t t) {
+  return t <= 5 || t == 10 || t == 11;
+}
+
+// One integer element of type t (integer_type(t)).
+std::int64_t read_integer(reader& r, std::uint32_t t, const std::string& what) {
+  switch (t) {
+    case 0:
+      return r.little<std::uint8_t>(what);
+    case 1:
+      return r.little<std::int8_t>(what);
+    case 2:
+      return r.little<std::uint16_t>(what);
+    case 3:
+      return r.little<std::int16_t>(what);
+    case 4:
+      return r.little<std::uint32_t>(what);
+    case 5:
+      return r.little<std::int32_t>(what);
+    case 10: {
+      const auto u = r.little<std::uint64_t>(what);
+      return u > static_cast<std::uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<std::int64_t>(u);
+    }
+    default:
+      return r.little<std::int64_t>(what);
+  }
+}
+
+// `kept` (top-level arrays only): receives the elements of a short integer array.
 void skip_array(reader& r, std::uint32_t depth, const std::string& key, const std::string& what,
-                std::uint32_t& element_type, std::uint64_t& length) {
+                std::uint32_t& element_type, std::uint64_t& length,
+                std::vector<std::int64_t>* kept = nullptr) {
   if (depth > max_gguf_array_depth)
     r.fail("key " + key_name(key) + ": arrays nested deeper than " +
            std::to_string(max_gguf_array_depth) + " levels");
@@ -130,6 +163,10 @@ void skip_array(reader& r, std::uint32_t depth, const std::string& key, const st
   if (length > max_gguf_array_length)
     r.fail("key " + key_name(key) + ": an array of " + std::to_string(length) +
            " elements; at most " + std::to_string(max_gguf_array_length));
+  if (kept != nullptr && integer_type(element_type) && length <= max_gguf_kept_array) {
+    for (std::uint64_t k = 0; k < length; ++k) kept->push_back(read_integer(r, element_type, what));
+    return;
+  }
   if (const std::uint64_t size = fixed_size(element_type); size != 0) {
     if (element_type == type_bool) {
       for (std::uint64_t k = 0; k < length; ++k) skip_value(r, element_type, depth, key, what);
@@ -212,7 +249,7 @@ gguf_value read_value(reader& r, std::uint32_t t, const std::string& key) {
       break;
     case type_array:
       v.type = gguf_value::kind::array;
-      skip_array(r, 1, key, what, v.element_type, v.u);
+      skip_array(r, 1, key, what, v.element_type, v.u, &v.ints);
       break;
     default:
       r.fail("key " + key_name(key) + ": unknown value type " + std::to_string(t));
@@ -422,6 +459,33 @@ config_draft draft_from_gguf(const gguf_metadata& m, const std::string& source, 
     src.original_max_position_embeddings = g + a + "rope.scaling.original_context_length";
   if (d.beta_fast) src.beta_fast = g + a + "rope.scaling.yarn_beta_fast";
   if (d.beta_slow) src.beta_slow = g + a + "rope.scaling.yarn_beta_slow";
+
+  // M-RoPE (the mapping above): llama.cpp reads the sections with get_key_or_arr(..., 4, true)
+  // (src/llama-model.cpp) and ggml_rope_multi feeds section k from position stream k.
+  const std::string sections_key = a + "rope.dimension_sections";
+  if (const gguf_value* v = f.find(sections_key)) {
+    const std::string what =
+        "must be an array of 3 or 4 integers in [0, 65536] (temporal, height, width pairs, "
+        "then 0)";
+    if (v->type != gguf_value::kind::array || !integer_type(v->element_type) ||
+        (v->u != 3 && v->u != 4) || v->ints.size() != v->u)
+      f.fail(sections_key, what);
+    for (const std::int64_t x : v->ints)
+      if (x < 0 || x > 65536) f.fail(sections_key, what);
+    if (v->u == 4 && v->ints[3] != 0)
+      f.fail(sections_key, "has a fourth section of " + std::to_string(v->ints[3]) +
+                               " pairs: a fourth position stream (llama.cpp's vision M-RoPE) is "
+                               "not supported; M-RoPE here has three (temporal, height, width)");
+    d.mrope_section = std::array<std::uint32_t, 3>{static_cast<std::uint32_t>(v->ints[0]),
+                                                   static_cast<std::uint32_t>(v->ints[1]),
+                                                   static_cast<std::uint32_t>(v->ints[2])};
+    src.mrope_section = g + sections_key;
+    // llama_model_rope_type: LLAMA_ROPE_TYPE_IMROPE (interleaved sections) for Qwen3-VL.
+    if (*arch == "qwen3vl" || *arch == "qwen3vlmoe") {
+      d.mrope_interleaved = true;
+      src.mrope_interleaved = g + "general.architecture";
+    }
+  }
 
   if (keys != nullptr) {
     *keys = {};

@@ -23,6 +23,17 @@
 //   ARCH.rope.scaling.factor, else ARCH.rope.scale_linear (older files)   factor
 //   ARCH.rope.scaling.original_context_length original_max_position_embeddings
 //   ARCH.rope.scaling.yarn_beta_fast, ARCH.rope.scaling.yarn_beta_slow     beta_fast, beta_slow
+//   ARCH.rope.dimension_sections         mrope_section (M-RoPE: llama.cpp's
+//                                        LLM_KV_ROPE_DIMENSION_SECTIONS, an array of 4 integers
+//                                        that convert_hf_to_gguf.py writes from the config's
+//                                        mrope_section padded with 0, e.g. [16, 24, 24, 0] for
+//                                        Qwen2-VL); 3 entries are read as llama.cpp reads them
+//                                        (the rest 0). A non-zero 4th section feeds a 4th position
+//                                        stream (ggml_rope_multi's vision mode): refused, posenc's
+//                                        M-RoPE has three. The section layout is the
+//                                        architecture's, as llama.cpp's llama_model_rope_type:
+//                                        interleaved for qwen3vl and qwen3vlmoe (IMROPE),
+//                                        contiguous otherwise (qwen2vl: MROPE).
 // The layout is not in the file (llama.cpp picks its rotation by architecture and permutes some
 // architectures' q/k weights at conversion): it is left unset, HF's half-split, as --hf-config
 // gives for the same model, except interleaved for gptj and deepseek2 (as for their config.json).
@@ -56,7 +67,11 @@ inline constexpr std::uint64_t max_gguf_key_bytes = 65535;
 // String values longer than this are skipped (their length is kept): the keys read are short.
 inline constexpr std::uint64_t max_gguf_kept_string = 4096;
 
-// One metadata value. Arrays keep their element type and length only.
+// Integer arrays up to this length keep their elements (gguf_value::ints): the rope sections.
+inline constexpr std::uint64_t max_gguf_kept_array = 64;
+
+// One metadata value. Arrays keep their element type and length, and the elements of a short
+// array of integers.
 struct gguf_value {
   enum class kind : std::uint8_t { uint, sint, real, boolean, string, array };
   kind type = kind::uint;
@@ -67,6 +82,9 @@ struct gguf_value {
   bool b = false;
   std::string s;                   // string, when at most max_gguf_kept_string bytes
   std::uint32_t element_type = 0;  // array
+  // array of integers (uint8 to int64) of at most max_gguf_kept_array elements: the elements
+  // (uint64 values above 2^63 - 1 kept as 2^63 - 1).
+  std::vector<std::int64_t> ints;
 };
 
 struct gguf_metadata {

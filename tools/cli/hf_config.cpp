@@ -260,6 +260,40 @@ config_draft load_hf_config(const std::string& path, std::uint64_t max_bytes,
       source, options, keys);
 }
 
+temperature_keys load_temperature_keys(const std::string& path, std::uint64_t max_bytes,
+                                       std::uint64_t max_depth) {
+  const std::string source = printable(path);
+  const json root =
+      parse_json_file(path, max_bytes, byte_limit_text(max_bytes, max_config_bytes, "16 MiB"),
+                      depth_limit(source, max_depth));
+  // The model object as draft_of chooses it.
+  const json* model = &root;
+  std::string prefix;
+  if (const auto it = root.find("text_config");
+      it != root.end() && it->is_object() && !root.contains("head_dim") &&
+      !root.contains("hidden_size") && !root.contains("num_attention_heads")) {
+    model = &*it;
+    prefix = "text_config.";
+  }
+  const fields top(*model, source, prefix);
+  temperature_keys t;
+  if (const json* v = top.find("attn_temperature_tuning")) {
+    if (v->is_boolean()) {
+      t.attn_temperature_tuning = v->get<bool>();
+    } else if (v->is_number()) {
+      t.attn_temperature_tuning = v->get<double>() != 0.0;  // Python's truth of a number
+    } else {
+      top.fail("attn_temperature_tuning", "must be a boolean or a number");
+    }
+    t.attn_temperature_tuning_key = prefix + "attn_temperature_tuning";
+  }
+  t.floor_scale = top.number("floor_scale");
+  if (t.floor_scale) t.floor_scale_key = prefix + "floor_scale";
+  t.attn_scale = top.number("attn_scale");
+  if (t.attn_scale) t.attn_scale_key = prefix + "attn_scale";
+  return t;
+}
+
 namespace {
 std::string joined(const std::vector<std::string>& names) {
   std::string out;
@@ -527,6 +561,8 @@ config_draft draft_of(const json& root, const std::string& source, const source_
   label(d.high_freq_factor, src.high_freq_factor, "high_freq_factor");
   label(d.short_factor, src.short_factor, "short_factor");
   label(d.long_factor, src.long_factor, "long_factor");
+  label(d.mrope_section, src.mrope_section, "mrope_section");
+  label(d.mrope_interleaved, src.mrope_interleaved, "mrope_interleaved");
 
   if (keys != nullptr) {
     *keys = {};

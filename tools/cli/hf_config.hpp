@@ -28,6 +28,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -71,5 +72,22 @@ inline constexpr std::uint64_t max_config_depth = 64;
 config_draft load_hf_config(const std::string& path, std::uint64_t max_bytes = max_config_bytes,
                             std::uint64_t max_depth = max_config_depth,
                             const source_options& options = {}, config_keys* keys = nullptr);
+
+// Llama-4's query temperature keys of a config.json (transformers
+// src/transformers/models/llama4/configuration_llama4.py, Llama4TextConfig; applied in
+// modeling_llama4.py Llama4TextAttention.forward): attn_temperature_tuning, read as a truth value
+// as HF reads it (Llama-4-Scout's config.json writes 4), floor_scale and attn_scale (finite
+// numbers), from the model object that load_hf_config reads (text_config when the file has one).
+// Each is unset when absent or null; `*_key` is its dotted path ("text_config.floor_scale").
+// Throws cli_error (exit 1) naming the key of a value of the wrong type.
+struct temperature_keys {
+  std::optional<bool> attn_temperature_tuning;
+  std::optional<double> floor_scale;
+  std::optional<double> attn_scale;
+  std::string attn_temperature_tuning_key, floor_scale_key, attn_scale_key;
+};
+temperature_keys load_temperature_keys(const std::string& path,
+                                       std::uint64_t max_bytes = max_config_bytes,
+                                       std::uint64_t max_depth = max_config_depth);
 
 }  // namespace posenc::cli

@@ -120,6 +120,30 @@ bool per_layer_type_rope(const json& model) {
          (*it)["full_attention"].is_object();
 }
 
+// The echo of a model's multi-axis form: M-RoPE's section and layout, or 2-D axial RoPE's
+// frequencies (nothing for 1-D RoPE).
+void echo_multi_axis(config_echo& echo, const model_config& m, const std::string& section_source,
+                     const std::string& layout_source) {
+  if (m.form == rotary_form::mrope)
+    echo_mrope(echo, m.mrope_section, m.section_layout == mrope_layout::interleaved, section_source,
+               layout_source);
+  if (m.form == rotary_form::axial)
+    echo.set_text("axial_frequencies", axial_frequencies_name(m.frequencies), section_source);
+}
+
+// The plan's multi-axis part: null for 1-D RoPE, else the form and its parameters.
+std::string multi_axis_json(const model_config& m) {
+  if (m.form == rotary_form::mrope)
+    return "{\"form\": \"mrope\", \"mrope_section\": [" + std::to_string(m.mrope_section[0]) +
+           ", " + std::to_string(m.mrope_section[1]) + ", " + std::to_string(m.mrope_section[2]) +
+           "], \"mrope_interleaved\": " + json_bool(m.section_layout == mrope_layout::interleaved) +
+           "}";
+  if (m.form == rotary_form::axial)
+    return std::string("{\"form\": \"axial_rope\", \"axial_frequencies\": \"") +
+           axial_frequencies_name(m.frequencies) + "\"}";
+  return "null";
+}
+
 }  // namespace
 
 void read_model(const invocation& inv, model_source& out) {
@@ -131,6 +155,7 @@ void read_model(const invocation& inv, model_source& out) {
     out.echo_ = resolve(d, label_fields(d, label)).echo;
     if (out.model_.rope_local_base_freq != 0.0)
       out.echo_.set_number("rope_local_base_freq", out.model_.rope_local_base_freq, label);
+    echo_multi_axis(out.echo_, out.model_, label, label);
     return;
   }
   const std::string& path = *inv.hf_config;
@@ -202,6 +227,18 @@ void read_model(const invocation& inv, model_source& out) {
   model_config& m = out.model_;
   m.rope = out.rope_->config();
 
+  // M-RoPE (Qwen2-VL, Qwen2.5-VL, Qwen3-VL): the rope dict's mrope_section and
+  // mrope_interleaved, as `apply` reads them; every layer rotates with the three streams.
+  if (d.mrope_section) {
+    m.form = rotary_form::mrope;
+    m.mrope_section = *d.mrope_section;
+    m.section_layout =
+        d.mrope_interleaved.value_or(false) ? mrope_layout::interleaved : mrope_layout::contiguous;
+    echo_multi_axis(out.echo_, m, sources.mrope_section, sources.mrope_interleaved);
+  } else if (d.mrope_interleaved.value_or(false)) {
+    invalid("posenc: " + source + ": mrope_interleaved needs mrope_section");
+  }
+
   const std::optional<std::uint32_t> layers = k.count("num_hidden_layers");
   if (!layers) k.fail("num_hidden_layers", "is missing: the plan needs the layer count");
   m.num_hidden_layers = *layers;
@@ -271,7 +308,8 @@ void write_layers(std::ostream& out, const model_config& m, output_format f,
           << scaling_name(c.scaling.type) << "\", \"factor\": " << format_double(c.scaling.factor)
           << ", \"attention_factor\": " << format_double(attention_factor(c)) << '}';
     }
-    out << "], \"attention_temperature\": {\"attn_temperature_tuning\": "
+    out << "], \"multi_axis\": " << multi_axis_json(m)
+        << ", \"attention_temperature\": {\"attn_temperature_tuning\": "
         << json_bool(m.attn_temperature_tuning)
         << ", \"floor_scale\": " << format_double(m.floor_scale)
         << ", \"attn_scale\": " << format_double(m.attn_scale) << "}, \"layers\": [";
@@ -291,6 +329,12 @@ void write_layers(std::ostream& out, const model_config& m, output_format f,
   for (std::uint32_t k = 0; k < t.count; ++k)
     out << "table " << k << ": " << config_title(t.rope[k]) << ", " << layout_name(t.rope[k].layout)
         << '\n';
+  if (m.form == rotary_form::mrope)
+    out << "M-RoPE: mrope_section " << m.mrope_section[0] << ", " << m.mrope_section[1] << ", "
+        << m.mrope_section[2] << " (temporal, height, width pairs), "
+        << mrope_layout_name(m.section_layout) << '\n';
+  if (m.form == rotary_form::axial)
+    out << "2-D axial RoPE: " << axial_frequencies_name(m.frequencies) << " frequencies\n";
   if (m.attn_temperature_tuning)
     out << "query temperature: floor_scale " << short_double(m.floor_scale) << ", attn_scale "
         << short_double(m.attn_scale) << '\n';
@@ -308,7 +352,15 @@ void write_layers(std::ostream& out, const model_config& m, output_format f,
 int run_layers(const invocation& inv, std::ostream& out) {
   model_source src;
   read_model(inv, src);
-  const model_error e = validate(src.model());
+  const model_config& m = src.model();
+  // An M-RoPE part that breaks a rule names that rule (validate(model) names only the part).
+  if (m.form == rotary_form::mrope) {
+    const mrope_error me = validate(mrope_config{m.rope, m.mrope_section, m.section_layout});
+    if (me != mrope_error::ok)
+      invalid(std::string(message(me)) +
+              (inv.hf_config ? " (" + printable(*inv.hf_config) + ")" : ""));
+  }
+  const model_error e = validate(m);
   if (e != model_error::ok)
     invalid(std::string(message(e)) +
             (inv.hf_config ? " (" + printable(*inv.hf_config) + ")" : ""));

@@ -315,10 +315,6 @@ void check_entropy_flags(const invocation& inv) {
   if (e.lengths.empty()) usage_error("posenc: entropy needs --lengths A:B or a,b,...");
   if (e.qk && (e.samples || e.seed))
     usage_error("posenc: --qk gives q and k; --samples and --seed are for random draws");
-  if (inv.seq_len_given)
-    usage_error(
-        "posenc: entropy takes the frequencies of each length L (dynamic and longrope at "
-        "seq_len L); --seq-len does not apply");
   const temperature_choice t = e.temperature.value_or(temperature_choice::none);
   if ((e.floor_scale || e.attn_scale) && t != temperature_choice::llama4)
     usage_error("posenc: --floor-scale and --attn-scale are for --temperature llama4");

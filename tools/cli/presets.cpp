@@ -17,12 +17,20 @@ bool presets_available() {
 
 config_draft preset_draft(std::string_view name) {
   const rope_config* c = find_preset(name);
+  if (c == nullptr && find_model_preset(name) != nullptr)
+    usage_error("posenc: '" + printable(name) +
+                "' is a model preset (layers, apply, entropy); this command takes the presets " +
+                preset_names_joined(", "));
   if (c == nullptr) usage_error("posenc: " + unknown_preset_message(printable(name)));
   return draft_from_config(*c);
 }
 
 std::string preset_list() {
   return preset_names_joined(", ");
+}
+
+std::string model_preset_list() {
+  return model_preset_names_joined(", ");
 }
 #else
 bool presets_available() {
@@ -36,6 +44,17 @@ config_draft preset_draft(std::string_view) {
 std::string preset_list() {
   return {};
 }
+
+std::string model_preset_list() {
+  return {};
+}
 #endif
+
+std::string preset_help() {
+  if (!presets_available()) return {};
+  return "Presets: " + preset_list() + "\nModel presets: " + model_preset_list() +
+         "\n(--preset NAME: a preset for every RoPE command; a model preset, with its per-layer "
+         "plan,\nfor layers, and for apply and entropy)\n";
+}
 
 }  // namespace posenc::cli

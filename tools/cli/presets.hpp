@@ -16,7 +16,15 @@ bool presets_available();
 // Throws cli_error (exit 2) for an unknown name, listing the known ones.
 config_draft preset_draft(std::string_view name);
 
-// The known names, joined by ", " (empty when presets are not available).
+// The names of the 1-D presets (posenc::presets::all, every RoPE command) and of the model
+// presets (posenc::presets::models: layers, apply and entropy), each joined by ", ", from the
+// library's lists (posenc/spec/select.hpp), so that help and completion follow them; empty when
+// presets are not available.
 std::string preset_list();
+std::string model_preset_list();
+
+// The help's lines about them: "Presets: ...", "Model presets: ..." and what takes which (empty
+// when presets are not available). tools/completion/posenc.bash reads the first two.
+std::string preset_help();
 
 }  // namespace posenc::cli

@@ -124,7 +124,7 @@ int run(std::span<const std::string_view> args, std::ostream& out, std::ostream&
     }
     if (inv.help) {
       out << usage_text();
-      if (presets_available()) out << "\nPresets: " << preset_list() << '\n';
+      if (presets_available()) out << '\n' << preset_help();
       out.flush();
       return exit_ok;
     }

@@ -38,8 +38,16 @@ _posenc() {
     --temperature) COMPREPLY=($(compgen -W "none llama4 log-n" -- "$cur")) ;;
     --log) COMPREPLY=($(compgen -W "hf-float32 exact" -- "$cur")) ;;
     --preset)
-      local presets
-      presets=$("${COMP_WORDS[0]}" --help 2> /dev/null | sed -n 's/^Presets: //p' | tr -d ',')
+      # The lists of `posenc --help`: 1-D presets (every RoPE command) and model presets (layers
+      # only; apply and entropy take both).
+      local help presets models
+      help=$("${COMP_WORDS[0]}" --help 2> /dev/null)
+      presets=$(sed -n 's/^Presets: //p' <<< "$help" | tr -d ',')
+      models=$(sed -n 's/^Model presets: //p' <<< "$help" | tr -d ',')
+      case $cmd in
+        layers) presets=$models ;;
+        apply | entropy | "") presets="$presets $models" ;;
+      esac
       COMPREPLY=($(compgen -W "$presets" -- "$cur"))
       ;;
     --hf-config | --gguf | --input | --input-k | --position-ids | --output | --output-k | --svg | \
@@ -92,7 +100,8 @@ _posenc() {
     accuracy) flags="$source $rope $format --positions --svg --work-limit" ;;
     layers) flags="$format --preset --hf-config --max-input-bytes --max-depth" ;;
     entropy)
-      flags="$source $rope $format --lengths --samples --seed --temperature --floor-scale
+      # The rope group without --seq-len (each length L is evaluated at seq_len L).
+      flags="$source ${rope/--seq-len/} $format --lengths --samples --seed --temperature --floor-scale
         --attn-scale --training-length --qk --svg --work-limit"
       ;;
     t5-bias)
