@@ -296,6 +296,36 @@ TEST_CASE("tools/entropy: csv, text and svg", "[entropy]") {
     CHECK(s.find(name) != std::string::npos);
 }
 
+// An M-RoPE model at its text positions (temporal = height = width) is 1-D RoPE of the same
+// frequencies: Qwen2-VL-7B's head_dim 128 and rope_theta 1000000 (its config.json), the same
+// draws, so the same entropies, bit for bit; the echo says which positions were analysed. A
+// one-line slip that analysed one section's frequencies only, or refused the model, fails here.
+TEST_CASE("tools/entropy: an M-RoPE model at its text positions", "[entropy]") {
+  const auto data = [](const result& r) {
+    REQUIRE(r.status == 0);
+    return posenc_test::without_echo(r.out);
+  };
+  const std::vector<std::string_view> tail = {"--lengths", "64,1k",    "--samples",
+                                              "4",         "--format", "csv"};
+  std::vector<std::string_view> one_d = {"entropy", "--head-dim", "128", "--base", "1000000"};
+  one_d.insert(one_d.end(), tail.begin(), tail.end());
+  const std::string expected = data(run_cli(one_d));
+  REQUIRE(posenc_test::lines_of(expected).size() == 3);
+  const std::string config = posenc_test::tools_data("qwen2_vl_7b.json");
+  for (const std::vector<std::string_view>& source :
+       {std::vector<std::string_view>{"--preset", "qwen2-vl-7b"},
+        std::vector<std::string_view>{"--hf-config", config}}) {
+    std::vector<std::string_view> args = {"entropy"};
+    args.insert(args.end(), source.begin(), source.end());
+    args.insert(args.end(), tail.begin(), tail.end());
+    const result r = run_cli(args);
+    CHECK(data(r) == expected);
+    CHECK(r.out.find("# positions = text tokens (M-RoPE streams equal: 1-D RoPE) (derived: "
+                     "M-RoPE)\n") != std::string::npos);
+    CHECK(r.out.find("# mrope_section = 16,24,24 (") != std::string::npos);
+  }
+}
+
 // --hf-config of a Llama-4 config.json: --temperature llama4 takes its floor_scale and attn_scale
 // (echoed with their keys), flags override them, and attn_temperature_tuning is echoed. The query
 // scale is HF's (modeling_llama4.py, Llama4TextAttention.forward):
@@ -406,7 +436,7 @@ TEST_CASE("tools/entropy: argument errors", "[entropy]") {
               "beyond the limit");
   check_error({"entropy", "--head-dim", "64", "--lengths", "1k", "--work-limit", "1000"}, 1,
               "raise the budget with --work-limit N");
-  check_error({"entropy", "--preset", "qwen2-vl-7b", "--lengths", "1k"}, 1, "multi-axis");
+  check_error({"entropy", "--preset", "pixtral-12b", "--lengths", "1k"}, 1, "2-D axial RoPE");
   // Each length L is evaluated at seq_len L: --seq-len is not a flag of entropy, and its help
   // does not list it (the rope group's other flags it does).
   check_error({"entropy", "--head-dim", "64", "--lengths", "1k", "--seq-len", "4096"}, 2,

@@ -13,6 +13,7 @@
 
 #include "cli/compute.hpp"
 #include "cli/error.hpp"
+#include "cli/gguf.hpp"
 #include "cli/hf_config.hpp"
 #include "cli/input_file.hpp"
 #include "cli/numbers.hpp"
@@ -328,9 +329,13 @@ int run_entropy(const invocation& inv, std::ostream& out) {
   // carry Llama-4's temperature parameters.
   if (inv.preset) {
     if (const model_config* m = model_preset(*inv.preset)) {
-      if (m->form != rotary_form::one_d)
+      // 2-D axial RoPE has no 1-D reading (a patch has two positions). M-RoPE's text tokens have
+      // equal temporal, height and width positions, and pair i then turns by position * inv_freq_i:
+      // exactly 1-D RoPE of the same frequencies, which is what is analysed (see below).
+      if (m->form == rotary_form::axial)
         invalid("posenc: entropy: preset '" + *inv.preset +
-                "' is multi-axis (M-RoPE or 2-D); entropy takes a 1-D RoPE configuration");
+                "' is 2-D axial RoPE (a patch grid); entropy takes a 1-D RoPE configuration or "
+                "an M-RoPE model's text positions");
       if (m->attn_temperature_tuning)
         llama4_from_model = temperature::llama4(m->floor_scale, m->attn_scale);
       // A model preset's rope part, labelled as the 1-D presets' fields are (run.cpp).
@@ -339,10 +344,29 @@ int run_entropy(const invocation& inv, std::ostream& out) {
                          overlay_sources(label_fields(d, "preset " + printable(*inv.preset)),
                                          inv.flags, inv.flag_sources)));
       check_derived(rc->config(), inv.seq_len);
+      if (m->form == rotary_form::mrope)
+        echo_mrope(rc->echo, m->mrope_section, m->section_layout == mrope_layout::interleaved,
+                   "preset " + printable(*inv.preset), "preset " + printable(*inv.preset));
     }
   }
 #endif
   if (!rc) rc.emplace(configure(inv));
+  // An M-RoPE model (a preset, or a config.json / GGUF with mrope_section): the text positions.
+  if (inv.hf_config || inv.gguf) {
+    config_keys keys;
+    const config_draft d =
+        inv.hf_config
+            ? load_hf_config(*inv.hf_config, inv.max_input_bytes.value_or(max_config_bytes),
+                             inv.max_depth.value_or(max_config_depth),
+                             source_options{inv.layer_type.value_or("")}, &keys)
+            : load_gguf(*inv.gguf, inv.max_input_bytes.value_or(max_gguf_bytes), &keys);
+    if (d.mrope_section)
+      echo_mrope(rc->echo, *d.mrope_section, d.mrope_interleaved.value_or(false),
+                 keys.sources.mrope_section, keys.sources.mrope_interleaved);
+  }
+  if (rc->echo.find("mrope_section") != nullptr)
+    rc->echo.set_text("positions", "text tokens (M-RoPE streams equal: 1-D RoPE)",
+                      "derived: M-RoPE");
   const rope_config c = rc->config();
   // A config.json's own temperature parameters (Llama-4): --temperature llama4 takes them unless
   // --floor-scale / --attn-scale give others.
