@@ -740,9 +740,8 @@ TEST_CASE("storage: f32 -> f16, every float, against vcvtps2ph", "[storage][f16]
   for (std::size_t k = simd0; k < r.size(); ++k) report(r[k]);
   std::cout << "storage: f32 -> f16: " << r[to_f16].checked << " floats (stride " << stride
             << ", narrower architectures " << narrow_stride << ", " << sweep_threads()
-            << " threads) in " << seconds_since(t0)
-            << " s; vcvtps2ph on NaNs: " << r[nan_hw].bad << " of " << r[nan_hw].checked
-            << " differ from the rule\n";
+            << " threads) in " << seconds_since(t0) << " s; vcvtps2ph on NaNs: " << r[nan_hw].bad
+            << " of " << r[nan_hw].checked << " differ from the rule\n";
 }
 
 TEST_CASE("storage: f32 -> bf16, every float, against vcvtneps2bf16", "[storage][bf16]") {
