@@ -31,7 +31,10 @@
 // sampled instead, every 4096th low half from an offset that moves with the block (every low half
 // is used by some block), plus the low halves of a tie at every bit position with the kept bit
 // even and odd and the neighbours of each (128 floats per block, 2^23 in all). The knob takes any
-// power of two up to 4096; 1 is the full sweep.
+// power of two up to 4096; 1 is the full sweep. POSENC_CONVERSIONS_NARROW_STRIDE (meson.build: 16)
+// samples the same way the SIMD architectures narrower than the widest one this CPU runs (most of
+// the sweeps' time: five architectures' narrowing per float); the widest one, which the
+// dispatcher picks, and the scalar conversions keep POSENC_CONVERSIONS_STRIDE.
 #include <posenc/kernels/storage.hpp>
 
 #include <mpfr.h>
@@ -386,6 +389,20 @@ u32 sweep_stride() {
   return static_cast<u32>(v);
 }
 
+// The stride of the sweeps of the SIMD architectures narrower than the widest one this CPU runs
+// (POSENC_CONVERSIONS_NARROW_STRIDE, a power of two up to 4096; default 1): those run on a sample
+// of each block, fill_block's at that stride, when it is larger than the sweep's own stride. The
+// widest architecture, the one the dispatcher picks here, and the scalar conversions keep the
+// sweep's stride.
+u32 narrow_sweep_stride() {
+  const char* s = std::getenv("POSENC_CONVERSIONS_NARROW_STRIDE");
+  const long v = s != nullptr && *s != '\0' ? std::strtol(s, nullptr, 10) : 1;
+  REQUIRE(v >= 1);
+  REQUIRE(v <= 4096);
+  REQUIRE((v & (v - 1)) == 0);
+  return static_cast<u32>(v);
+}
+
 constexpr std::size_t block_capacity = 0x10000 + 256;
 
 // The floats of block h (upper 16 bits h) that the sweep checks, into in; their number, a multiple
@@ -417,6 +434,9 @@ struct sweep_state {
   std::vector<u16> want = std::vector<u16>(block_capacity), got = std::vector<u16>(block_capacity),
                    want_order = std::vector<u16>(block_capacity);
   std::vector<u32> in_order = std::vector<u32>(block_capacity);
+  // The sample of the block for the narrower architectures (narrow_sweep_stride) and its want.
+  std::vector<u32> sample = std::vector<u32>(block_capacity);
+  std::vector<u16> sample_want = std::vector<u16>(block_capacity);
 };
 
 // Runs f(state, h, in, n) for every block h, on sweep_threads() threads (blocks handed out in
@@ -651,6 +671,7 @@ TEST_CASE("storage: f32 -> f16, every float, against vcvtps2ph", "[storage][f16]
     return;
   }
   const u32 stride = sweep_stride();
+  const u32 narrow_stride = std::max(stride, narrow_sweep_stride());
   const auto t0 = std::chrono::steady_clock::now();
   const auto simd = simd_entries();
   enum { to_f16, store_f16, store_float16, nan_hw, simd0 };
@@ -658,16 +679,24 @@ TEST_CASE("storage: f32 -> f16, every float, against vcvtps2ph", "[storage][f16]
                                  "vcvtps2ph(NaN) vs rule"};
   for (const auto* c : simd) names.push_back(std::string(c->arch) + " store_narrowed<f16>");
   const std::vector<tally> r =
-      sweep(stride, names, [&simd](sweep_state& st, u32 h, const u32* in, std::size_t n) {
+      sweep(stride, names, [&](sweep_state& st, u32 h, const u32* in, std::size_t n) {
         u16* want = st.want.data();
         u16* got = st.got.data();
-        hw_to_f16(in, want, n);
-        if (((h >> 7) & 0xffu) == 0xffu) {
-          for (std::size_t j = 0; j < n; ++j) {
-            if (!is_nan32(in[j])) continue;
-            st.tallies[nan_hw].add(in[j], want[j], nan_rule_f16(in[j]));
-            want[j] = nan_rule_f16(in[j]);
+        // vcvtps2ph, with the NaN rule in place of its NaN results (tallied once, on `in`).
+        const auto reference = [h](const u32* x, u16* w, std::size_t m, tally* nan) {
+          hw_to_f16(x, w, m);
+          if (((h >> 7) & 0xffu) != 0xffu) return;
+          for (std::size_t j = 0; j < m; ++j) {
+            if (!is_nan32(x[j])) continue;
+            if (nan != nullptr) nan->add(x[j], w[j], nan_rule_f16(x[j]));
+            w[j] = nan_rule_f16(x[j]);
           }
+        };
+        reference(in, want, n, &st.tallies[nan_hw]);
+        std::size_t m = 0;
+        if (narrow_stride > stride && simd.size() > 1) {
+          m = fill_block(h, narrow_stride, st.sample.data());
+          reference(st.sample.data(), st.sample_want.data(), m, nullptr);
         }
         // store_as<f16> and store_as<_Float16> are compared with to_f16 in the same loop (one
         // computation where the compiler sees they are the same); where all three agree,
@@ -692,10 +721,15 @@ TEST_CASE("storage: f32 -> f16, every float, against vcvtps2ph", "[storage][f16]
             got[j] = std::bit_cast<u16>(posenc::store_as<_Float16>(as_float(in[j])));
         st.tallies[store_float16].add(in, got, want, n);
 #endif
-        // The SIMD narrowing of every architecture (F16C, AVX-512F or integer code).
+        // The SIMD narrowing of every architecture (F16C, AVX-512F or integer code); the
+        // narrower ones on the sample when there is one.
         for (std::size_t k = 0; k < simd.size(); ++k) {
-          simd[k]->store_narrowed(conv::kind::f16, in, got, n);
-          st.tallies[simd0 + k].add(in, got, want, n);
+          const bool sampled = m > 0 && k + 1 < simd.size();
+          const u32* x = sampled ? st.sample.data() : in;
+          const u16* w = sampled ? st.sample_want.data() : want;
+          const std::size_t nx = sampled ? m : n;
+          simd[k]->store_narrowed(conv::kind::f16, x, got, nx);
+          st.tallies[simd0 + k].add(x, got, w, nx);
         }
       });
   report(r[to_f16]);
@@ -704,10 +738,10 @@ TEST_CASE("storage: f32 -> f16, every float, against vcvtps2ph", "[storage][f16]
   report(r[store_float16]);
 #endif
   for (std::size_t k = simd0; k < r.size(); ++k) report(r[k]);
-  std::cout << "storage: f32 -> f16: " << r[to_f16].checked << " floats (stride " << stride << ", "
-            << sweep_threads() << " threads) in " << seconds_since(t0)
-            << " s; vcvtps2ph on NaNs: " << r[nan_hw].bad << " of " << r[nan_hw].checked
-            << " differ from the rule\n";
+  std::cout << "storage: f32 -> f16: " << r[to_f16].checked << " floats (stride " << stride
+            << ", narrower architectures " << narrow_stride << ", " << sweep_threads()
+            << " threads) in " << seconds_since(t0) << " s; vcvtps2ph on NaNs: " << r[nan_hw].bad
+            << " of " << r[nan_hw].checked << " differ from the rule\n";
 }
 
 TEST_CASE("storage: f32 -> bf16, every float, against vcvtneps2bf16", "[storage][bf16]") {
@@ -717,6 +751,7 @@ TEST_CASE("storage: f32 -> bf16, every float, against vcvtneps2bf16", "[storage]
     return;
   }
   const u32 stride = sweep_stride();
+  const u32 narrow_stride = std::max(stride, narrow_sweep_stride());
   const auto t0 = std::chrono::steady_clock::now();
   const auto simd = simd_entries();
   enum { to_bf16, store_bf16, nan_hw, simd0 };
@@ -724,20 +759,30 @@ TEST_CASE("storage: f32 -> bf16, every float, against vcvtneps2bf16", "[storage]
   for (const auto* c : simd) names.push_back(std::string(c->arch) + " narrow_bf16");
   for (const auto* c : simd) names.push_back(std::string(c->arch) + " store_narrowed<bf16>");
   const std::vector<tally> r =
-      sweep(stride, names, [&simd](sweep_state& st, u32 h, const u32* in, std::size_t n) {
+      sweep(stride, names, [&](sweep_state& st, u32 h, const u32* in, std::size_t n) {
         u16* want = st.want.data();
         u16* got = st.got.data();
-        hw_to_bf16(in, want, n);
-        const u32 e = (h >> 7) & 0xffu;
-        if (e == 0xffu) {
-          for (std::size_t j = 0; j < n; ++j) {
-            if (!is_nan32(in[j])) continue;
-            st.tallies[nan_hw].add(in[j], want[j], nan_rule_bf16(in[j]));
-            want[j] = nan_rule_bf16(in[j]);
+        // vcvtneps2bf16, with the rules in place of its NaN results (tallied once, on `in`) and of
+        // its subnormal ones.
+        const auto reference = [h](const u32* x, u16* w, std::size_t m, tally* nan) {
+          hw_to_bf16(x, w, m);
+          const u32 e = (h >> 7) & 0xffu;
+          if (e == 0xffu) {
+            for (std::size_t j = 0; j < m; ++j) {
+              if (!is_nan32(x[j])) continue;
+              if (nan != nullptr) nan->add(x[j], w[j], nan_rule_bf16(x[j]));
+              w[j] = nan_rule_bf16(x[j]);
+            }
+          } else if (e == 0) {
+            // vcvtneps2bf16 flushes subnormal inputs to zero: the written-out rule instead.
+            for (std::size_t j = 0; j < m; ++j) w[j] = subnormal_rule_bf16(x[j]);
           }
-        } else if (e == 0) {
-          // vcvtneps2bf16 flushes subnormal inputs to zero: the written-out rule instead.
-          for (std::size_t j = 0; j < n; ++j) want[j] = subnormal_rule_bf16(in[j]);
+        };
+        reference(in, want, n, &st.tallies[nan_hw]);
+        std::size_t m = 0;
+        if (narrow_stride > stride && simd.size() > 1) {
+          m = fill_block(h, narrow_stride, st.sample.data());
+          reference(st.sample.data(), st.sample_want.data(), m, nullptr);
         }
         u32 differ = 0;
         for (std::size_t j = 0; j < n; ++j) {
@@ -750,25 +795,37 @@ TEST_CASE("storage: f32 -> bf16, every float, against vcvtneps2bf16", "[storage]
         if (differ != 0)
           for (std::size_t j = 0; j < n; ++j) got[j] = posenc::store_as<bf16>(as_float(in[j])).bits;
         st.tallies[store_bf16].add(in, got, want, n);
+        // The narrower architectures on the sample when there is one.
         std::size_t width = 0;
+        bool order_of_sample = false;
         for (std::size_t k = 0; k < simd.size(); ++k) {
-          if (simd[k]->width != width) {
+          const bool sampled = m > 0 && k + 1 < simd.size();
+          const u32* x = sampled ? st.sample.data() : in;
+          const u16* w = sampled ? st.sample_want.data() : want;
+          const std::size_t nx = sampled ? m : n;
+          if (simd[k]->width != width || sampled != order_of_sample) {
             width = simd[k]->width;
-            in_store_bf16_order(want, st.want_order.data(), n, width);
-            in_store_bf16_order(in, st.in_order.data(), n, width);
+            order_of_sample = sampled;
+            in_store_bf16_order(w, st.want_order.data(), nx, width);
+            in_store_bf16_order(x, st.in_order.data(), nx, width);
           }
-          simd[k]->narrow_bf16(in, got, n);
-          st.tallies[simd0 + k].add(st.in_order.data(), got, st.want_order.data(), n);
+          simd[k]->narrow_bf16(x, got, nx);
+          st.tallies[simd0 + k].add(st.in_order.data(), got, st.want_order.data(), nx);
         }
         for (std::size_t k = 0; k < simd.size(); ++k) {
-          simd[k]->store_narrowed(conv::kind::bf16, in, got, n);
-          st.tallies[simd0 + simd.size() + k].add(in, got, want, n);
+          const bool sampled = m > 0 && k + 1 < simd.size();
+          const u32* x = sampled ? st.sample.data() : in;
+          const u16* w = sampled ? st.sample_want.data() : want;
+          const std::size_t nx = sampled ? m : n;
+          simd[k]->store_narrowed(conv::kind::bf16, x, got, nx);
+          st.tallies[simd0 + simd.size() + k].add(x, got, w, nx);
         }
       });
   for (std::size_t i = 0; i < r.size(); ++i)
     if (i != nan_hw) report(r[i]);
   std::cout << "storage: f32 -> bf16: " << r[to_bf16].checked << " floats (stride " << stride
-            << ", " << sweep_threads() << " threads) in " << seconds_since(t0)
+            << ", narrower architectures " << narrow_stride << ", " << sweep_threads()
+            << " threads) in " << seconds_since(t0)
             << " s; vcvtneps2bf16 on NaNs: " << r[nan_hw].bad << " of " << r[nan_hw].checked
             << " differ from the rule\n";
 }
