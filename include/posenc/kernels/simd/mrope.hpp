@@ -1,9 +1,10 @@
 // Multi-axis RoPE kernels (M-RoPE and 2-D axial, spec/mrope.hpp) with xsimd, for one architecture
 // Arch: the operation of multi_axis_rope_reference (kernels/mrope_reference.hpp), bit for bit with
 // fma_mode_of<Arch>. A token's row is the 1-D row assembled pair by pair from the streams (pair i
-// takes entry (p_s(t), k) of the 1-D table, (s, k) = sources[i]) into stack buffers, in compact
-// form; the rotation bodies, the loop order, the streaming stores and the partial-rotary copy are
-// the 1-D kernel's (simd/rope.hpp, detail::run_rows), so every property stated there holds here.
+// takes entry (p_s(t), k) of the 1-D table, (s, k) = the map's sources[i]) into stack buffers, in
+// compact form; the rotation bodies, the loop order, the streaming stores and the partial-rotary
+// copy are the 1-D kernel's (simd/rope.hpp, detail::run_rows), so every property stated there holds
+// here.
 #pragma once
 
 #include <cstddef>
@@ -33,17 +34,17 @@ namespace detail {
 // streams' positions, entries past the table computed by kernels::detail::multi_axis_entry (the
 // reference's own).
 template <class Arch, storage_type T>
-kernel_error run_multi_axis(const rope_table& table, std::span<const pair_source> sources,
+kernel_error run_multi_axis(const rope_table& table, const multi_axis_map& map,
                             const rope_operand<T>* all_ops, std::size_t n_all,
                             std::span<const token_positions> streams) {
   const std::size_t h = table.rotary_dim / 2, row = table.row_size();
   const bool compact = table.format == rope_table_format::compact;
   const std::size_t n_streams = streams.size();
+  const std::span<const pair_source> sources = map.sources();
   // Where every pair keeps its own frequency (M-RoPE), a token whose streams all give the same
   // position (a text token of Qwen2-VL: temporal = height = width) has exactly the 1-D row of
   // that position: it is used in place, without assembling it.
-  bool own_frequency = true;
-  for (std::size_t i = 0; i < h; ++i) own_frequency &= sources[i].inv_freq_index == i;
+  const bool own_frequency = map.own_frequency();
   alignas(64) float cbuf[row_chunk];
   alignas(64) float sbuf[row_chunk];
   return run_rows<Arch, T>(table, all_ops, n_all, [&](std::size_t t, auto&& chunk) {
@@ -96,21 +97,39 @@ kernel_error run_multi_axis(const rope_table& table, std::span<const pair_source
 
 }  // namespace detail
 
-// out = multi-axis RoPE(in); in place when out is the same view as in. Checks everything first
-// (check_multi_axis_call) and writes nothing on error. Same bits as
-// multi_axis_rope_reference(table, sources, in, out, streams, fma_mode_of<Arch>).
+// out = multi-axis RoPE(in) with a checked map; in place when out is the same view as in. Checks
+// everything first (check_multi_axis_call: O(1) for the map) and writes nothing on error. Same
+// bits as multi_axis_rope_reference(table, map, in, out, streams, fma_mode_of<Arch>).
+template <class Arch, storage_type T>
+kernel_error apply_multi_axis_rope(const rope_table& table, const multi_axis_map& map,
+                                   tensor_view<const T> in, tensor_view<T> out,
+                                   std::span<const token_positions> streams) {
+  if (const kernel_error e = check_multi_axis_call(table, map, in, out, streams);
+      e != kernel_error::ok)
+    return e;
+  const detail::rope_operand<T> op{in, out};
+  return detail::run_multi_axis<Arch, T>(table, map, &op, 1, streams);
+}
+
+// The same with the span of sources: the map is checked and built per call (a pass over it).
 template <class Arch, storage_type T>
 kernel_error apply_multi_axis_rope(const rope_table& table, std::span<const pair_source> sources,
                                    tensor_view<const T> in, tensor_view<T> out,
                                    std::span<const token_positions> streams) {
-  if (const kernel_error e = check_multi_axis_call(table, sources, in, out, streams);
+  multi_axis_map map;
+  if (const kernel_error e = check_multi_axis_call(table, sources, in, out, streams, &map);
       e != kernel_error::ok)
     return e;
   const detail::rope_operand<T> op{in, out};
-  return detail::run_multi_axis<Arch, T>(table, sources, &op, 1, streams);
+  return detail::run_multi_axis<Arch, T>(table, map, &op, 1, streams);
 }
 
 // In place.
+template <class Arch, storage_type T>
+kernel_error apply_multi_axis_rope(const rope_table& table, const multi_axis_map& map,
+                                   tensor_view<T> x, std::span<const token_positions> streams) {
+  return apply_multi_axis_rope<Arch, T>(table, map, tensor_view<const T>(x), x, streams);
+}
 template <class Arch, storage_type T>
 kernel_error apply_multi_axis_rope(const rope_table& table, std::span<const pair_source> sources,
                                    tensor_view<T> x, std::span<const token_positions> streams) {
@@ -120,19 +139,31 @@ kernel_error apply_multi_axis_rope(const rope_table& table, std::span<const pair
 // q and k with the same streams, token by token; both checked before either is written. q and k
 // must not share elements (see check_rope_qk_call).
 template <class Arch, storage_type T>
-kernel_error apply_multi_axis_rope_qk(const rope_table& table, std::span<const pair_source> sources,
+kernel_error apply_multi_axis_rope_qk(const rope_table& table, const multi_axis_map& map,
                                       tensor_view<const T> q_in, tensor_view<T> q_out,
                                       tensor_view<const T> k_in, tensor_view<T> k_out,
                                       std::span<const token_positions> streams) {
-  if (const kernel_error e = check_multi_axis_call(table, sources, q_in, q_out, streams);
+  if (const kernel_error e = check_multi_axis_call(table, map, q_in, q_out, streams);
       e != kernel_error::ok)
     return e;
-  if (const kernel_error e = check_multi_axis_call(table, sources, k_in, k_out, streams);
+  if (const kernel_error e = check_multi_axis_call(table, map, k_in, k_out, streams);
       e != kernel_error::ok)
     return e;
   if (q_in.tokens != k_in.tokens) return kernel_error::shape_mismatch;
   const detail::rope_operand<T> ops[2] = {{q_in, q_out}, {k_in, k_out}};
-  return detail::run_multi_axis<Arch, T>(table, sources, ops, 2, streams);
+  return detail::run_multi_axis<Arch, T>(table, map, ops, 2, streams);
+}
+template <class Arch, storage_type T>
+kernel_error apply_multi_axis_rope_qk(const rope_table& table, std::span<const pair_source> sources,
+                                      tensor_view<const T> q_in, tensor_view<T> q_out,
+                                      tensor_view<const T> k_in, tensor_view<T> k_out,
+                                      std::span<const token_positions> streams) {
+  multi_axis_map map;
+  if (const kernel_error e = check_multi_axis_call(table, sources, q_in, q_out, streams, &map);
+      e != kernel_error::ok)
+    return e;
+  // The map fits k's call as it fits q's (same table and streams): k's checks are the map form's.
+  return apply_multi_axis_rope_qk<Arch, T>(table, map, q_in, q_out, k_in, k_out, streams);
 }
 
 }  // namespace posenc::kernels::simd
