@@ -30,6 +30,13 @@ namespace posenc::kernels {
 // row pointer per stream on the stack.
 inline constexpr std::size_t max_position_streams = 4;
 
+// Pairs start, start + 1, ..., start + len - 1 of a map, all fed by one stream at frequencies k0,
+// k0 + stride, ..., k0 + (len - 1) * stride (multi_axis_map::runs).
+struct pair_run {
+  std::uint32_t start = 0, len = 0, k0 = 0;
+  std::uint8_t stream = 0, stride = 0;
+};
+
 // A pair map checked once: one source per pair of rotary_dim, each naming one of `streams` position
 // streams and a frequency below rotary_dim / 2. The kernels that take it check only that it fits
 // the call (the table's rotary_dim, the number of streams given), which costs the same whatever
@@ -61,12 +68,19 @@ class multi_axis_map {
       moved |= s.inv_freq_index ^ i;
     }
     if (max_stream >= streams || max_k >= h) return kernel_error::invalid_argument;
-    out.sources_ = sources.data();
-    out.rotary_dim_ = rotary_dim;
-    out.streams_ = static_cast<std::uint32_t>(streams);
-    out.own_frequency_ = moved == 0;
+    multi_axis_map m;
+    m.sources_ = sources.data();
+    m.rotary_dim_ = rotary_dim;
+    m.streams_ = static_cast<std::uint32_t>(streams);
+    m.own_frequency_ = moved == 0;
+    // Runs serve only maps that move frequencies (an M-RoPE row is a select among rows).
+    if (!m.own_frequency_) m.find_runs();
+    out = m;
     return kernel_error::ok;
   }
+
+  // The most runs a map is described by (runs()).
+  static constexpr std::size_t max_runs = 8;
 
   constexpr std::span<const pair_source> sources() const { return {sources_, rotary_dim_ / 2}; }
   constexpr std::uint32_t rotary_dim() const { return rotary_dim_; }
@@ -74,12 +88,44 @@ class multi_axis_map {
   // Whether every pair i keeps its own frequency (inv_freq_index == i, as in M-RoPE): a token
   // whose streams all give one position then has exactly the 1-D row of that position.
   constexpr bool own_frequency() const { return own_frequency_; }
+  // For a map where some pair does not keep its own frequency: the map as at most max_runs runs
+  // of stride 1 or 2, in pair order, where it is one (2-D axial: each stream's pairs at every
+  // second frequency, two runs); empty otherwise, and for every own_frequency() map. A run of
+  // stride 2 keeps its 2 * len entries from k0 rounded down to even inside the row (< rotary_dim /
+  // 2), so that SIMD code can take them as the even or odd half of a contiguous block.
+  constexpr std::span<const pair_run> runs() const { return {runs_, n_runs_}; }
 
  private:
+  constexpr void find_runs() {
+    const std::uint32_t h = rotary_dim_ / 2;
+    std::size_t n = 0;
+    for (std::uint32_t i = 0; i < h;) {
+      const pair_source first = sources_[i];
+      std::uint32_t stride = 1, len = 1;
+      if (i + 1 < h && sources_[i + 1].stream == first.stream &&
+          sources_[i + 1].inv_freq_index == first.inv_freq_index + 2)
+        stride = 2;
+      while (i + len < h && sources_[i + len].stream == first.stream &&
+             sources_[i + len].inv_freq_index == first.inv_freq_index + stride * len)
+        ++len;
+      if (n == max_runs || (stride == 2 && (first.inv_freq_index & ~1u) + 2 * len > h)) {
+        n = 0;
+        for (pair_run& r : runs_) r = pair_run{};
+        break;
+      }
+      runs_[n++] = {i, len, first.inv_freq_index, static_cast<std::uint8_t>(first.stream),
+                    static_cast<std::uint8_t>(stride)};
+      i += len;
+    }
+    n_runs_ = static_cast<std::uint8_t>(n);
+  }
+
   const pair_source* sources_ = nullptr;
   std::uint32_t rotary_dim_ = 0;
   std::uint32_t streams_ = 0;
   bool own_frequency_ = false;
+  std::uint8_t n_runs_ = 0;
+  pair_run runs_[max_runs] = {};
 };
 
 namespace detail {

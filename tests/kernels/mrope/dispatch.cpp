@@ -494,11 +494,66 @@ TEST_CASE("kernels/mrope: multi_axis_map::try_make refuses every bad map, leavin
     CHECK(out.streams() == 3);
     CHECK(out.own_frequency());
   }
+  // The runs: none for a map at its own frequencies ([16, 24, 24] would be three runs of stride 1).
+  const auto runs_are = [](const k::multi_axis_map& mm,
+                           std::vector<std::array<std::uint32_t, 5>> want) {
+    std::vector<std::array<std::uint32_t, 5>> got;
+    for (const k::pair_run& r : mm.runs())
+      got.push_back({r.start, r.len, r.k0, std::uint32_t{r.stream}, std::uint32_t{r.stride}});
+    return got == want;
+  };
+  CHECK(map.runs().empty());
+  // The same sections with frequencies 0 and 1 traded: no longer own. Pair 0 (frequency 1) is a
+  // run alone; pairs 1 and 2 (frequencies 0 and 2) a run of stride 2; then pairs 3 to 15, and the
+  // other two sections.
+  {
+    std::vector<pair_source> traded = good;
+    std::swap(traded[0].inv_freq_index, traded[1].inv_freq_index);
+    k::multi_axis_map tm;
+    REQUIRE(k::multi_axis_map::try_make(traded, 128, 3, tm) == k::kernel_error::ok);
+    CHECK(runs_are(tm, {{0, 1, 1, 0, 1},
+                        {1, 2, 0, 0, 2},
+                        {3, 13, 3, 0, 1},
+                        {16, 24, 16, 1, 1},
+                        {40, 24, 40, 2, 1}}));
+  }
+  // 2-D axial, alternating (Pixtral) for rotary_dim 64: height at the even frequencies, width at
+  // the odd ones, 16 pairs each; shared for rotary_dim 40: both at the even ones, 10 pairs each.
+  for (const auto& [c, want] :
+       std::vector<std::pair<multi_axis, std::vector<std::array<std::uint32_t, 5>>>>{
+           {configs()[3], {{0, 16, 0, 0, 2}, {16, 16, 1, 1, 2}}},
+           {configs()[4], {{0, 10, 0, 0, 2}, {10, 10, 0, 1, 2}}}}) {
+    INFO(c.name);
+    k::multi_axis_map am;
+    REQUIRE(k::multi_axis_map::try_make(c.sources, c.rope.rotary_dim, 2, am) ==
+            k::kernel_error::ok);
+    CHECK(runs_are(am, want));
+  }
+  // Qwen3-VL's interleaved sections: own frequencies, no runs.
+  {
+    const multi_axis q3 = configs()[1];
+    k::multi_axis_map qm;
+    REQUIRE(k::multi_axis_map::try_make(q3.sources, 128, 3, qm) == k::kernel_error::ok);
+    CHECK(qm.own_frequency());
+    CHECK(qm.runs().empty());
+  }
+  // A stride-2 run whose block would pass the row: frequencies 0 and 2 of a 3-pair row need
+  // entries 0 to 3. No runs.
+  {
+    const std::vector<pair_source> odd_row{{0, 0}, {0, 2}, {1, 1}};
+    k::multi_axis_map om;
+    REQUIRE(k::multi_axis_map::try_make(odd_row, 6, 2, om) == k::kernel_error::ok);
+    CHECK(om.runs().empty());
+    const std::vector<pair_source> fits{{0, 0}, {0, 2}, {1, 1}, {1, 3}};
+    REQUIRE(k::multi_axis_map::try_make(fits, 8, 2, om) == k::kernel_error::ok);
+    CHECK(runs_are(om, {{0, 2, 0, 0, 2}, {2, 2, 1, 1, 2}}));
+  }
   // A default map refers to nothing.
   const k::multi_axis_map none;
   CHECK(none.sources().empty());
   CHECK(none.rotary_dim() == 0);
   CHECK(none.streams() == 0);
+  CHECK(none.runs().empty());
 }
 
 TEST_CASE("kernels/mrope: the dispatched and header-only entry points == the reference",

@@ -60,6 +60,12 @@ kernel_error run_multi_axis(const rope_table& table, const multi_axis_map& map,
   // The stream of each pair as a float (exact: 0 to 3), compared in float lanes.
   alignas(64) float lane_stream[row_chunk];
   bool lanes_ready = false;
+  // Other maps described by runs (multi_axis_map::runs; 2-D axial): each run a copy (stride 1) or
+  // the even or odd half of a contiguous block of its stream's row (stride 2, rope_rows.hpp's
+  // deinterleave); any other map is copied pair by pair.
+  const std::span<const pair_run> runs = map.runs();
+  const bool by_runs = !own_frequency && compact && h <= row_chunk && !runs.empty();
+  alignas(64) float scratch[row_chunk];
   return run_rows<Arch, T>(table, all_ops, n_all, [&](std::size_t t, auto&& chunk) {
     std::uint64_t p[max_position_streams];
     const float* rc[max_position_streams];
@@ -117,6 +123,24 @@ kernel_error run_multi_axis(const rope_table& table, const multi_axis_map& map,
           const std::uint32_t s = sources[j].stream;
           cbuf[j] = c[s][j];
           sbuf[j] = sn[s][j];
+        }
+      } else if (cached && by_runs) {
+        for (const pair_run& u : runs) {
+          const float* c = rc[u.stream];
+          const float* sn = rs[u.stream];
+          if (u.stride == 1) {
+            for (std::uint32_t j = 0; j < u.len; ++j) {
+              cbuf[u.start + j] = c[u.k0 + j];
+              sbuf[u.start + j] = sn[u.k0 + j];
+            }
+          } else {
+            const std::uint32_t base = u.k0 & ~1u;
+            const bool odd = (u.k0 & 1u) != 0;
+            deinterleave<Arch>(c + base, odd ? scratch : cbuf + u.start,
+                               odd ? cbuf + u.start : scratch, u.len);
+            deinterleave<Arch>(sn + base, odd ? scratch : sbuf + u.start,
+                               odd ? sbuf + u.start : scratch, u.len);
+          }
         }
       } else if (cached && compact) {
         for (std::size_t j = 0; j < n; ++j) {
