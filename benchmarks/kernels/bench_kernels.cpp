@@ -15,7 +15,8 @@
 //                                       makes them (float angle, theta *= theta_scale, cosf/sinf)
 //                                       into a stack buffer, then dispatch::apply_rope on that row
 //               mrope_table             M-RoPE, Qwen2-VL's contiguous mrope_section [16, 24, 24]
-//                                       on the runtime cache + dispatch::apply_multi_axis_rope,
+//                                       on the runtime cache + dispatch::apply_multi_axis_rope
+//                                       with a multi_axis_map (checked once, like the table),
 //                                       streams of an image grid 64 patches wide (temporal 0,
 //                                       height t / 64, width t % 64)
 //               mrope_interleaved_table the same with Qwen3-VL's interleaved [24, 20, 20]
@@ -150,6 +151,8 @@ struct tables {
   std::vector<float> exp_cos[2], exp_sin[2];  // expanded rows per layout (half, interleaved)
   // Pair maps of the multi-axis strategies and their position streams (an image grid).
   std::vector<posenc::pair_source> mrope_map, mrope_interleaved_map, axial_map;
+  // The same maps checked once (what an engine keeps next to its table).
+  pk::multi_axis_map mrope_checked, mrope_interleaved_checked, axial_checked;
   std::vector<std::int64_t> grid_t, grid_h, grid_w;
 
   tables()
@@ -174,7 +177,12 @@ struct tables {
         posenc::build_mrope_pair_sources({rope, {24, 20, 20}, posenc::mrope_layout::interleaved},
                                          mrope_interleaved_map.data()) != posenc::mrope_error::ok ||
         posenc::build_axial_pair_sources({rope, posenc::axial_frequencies::alternating},
-                                         axial_map.data()) != posenc::axial_rope_error::ok)
+                                         axial_map.data()) != posenc::axial_rope_error::ok ||
+        pk::multi_axis_map::try_make(mrope_map, kHeadDim, 3, mrope_checked) !=
+            pk::kernel_error::ok ||
+        pk::multi_axis_map::try_make(mrope_interleaved_map, kHeadDim, 3,
+                                     mrope_interleaved_checked) != pk::kernel_error::ok ||
+        pk::multi_axis_map::try_make(axial_map, kHeadDim, 2, axial_checked) != pk::kernel_error::ok)
       std::abort();
     for (std::size_t t = 0; t < kMaxPos; ++t) {
       grid_t.push_back(0);
@@ -192,6 +200,7 @@ struct tables {
   // The pair map and stream count of a multi-axis strategy.
   struct multi_axis_call {
     std::span<const posenc::pair_source> map;
+    const pk::multi_axis_map* checked;
     std::size_t first_stream, n_streams;
   };
   pk::rope_table expanded(rope_layout l) const {
@@ -268,9 +277,10 @@ bool is_multi_axis(strategy s) {
 // A multi-axis strategy's pair map and streams (axial: height and width).
 tables::multi_axis_call multi_axis_of(strategy s) {
   const tables& tb = tables_of();
-  if (s == strategy::mrope_table) return {tb.mrope_map, 0, 3};
-  if (s == strategy::mrope_interleaved_table) return {tb.mrope_interleaved_map, 0, 3};
-  return {tb.axial_map, 1, 2};
+  if (s == strategy::mrope_table) return {tb.mrope_map, &tb.mrope_checked, 0, 3};
+  if (s == strategy::mrope_interleaved_table)
+    return {tb.mrope_interleaved_map, &tb.mrope_interleaved_checked, 0, 3};
+  return {tb.axial_map, &tb.axial_checked, 1, 2};
 }
 
 // ggml's CPU way (ggml-cpu/ops.cpp, ggml_rope_cache_init; docs/formulas.md §3): a float
@@ -341,7 +351,7 @@ pk::kernel_error run_once(strategy s, rope_layout l, std::size_t tokens, const T
       const tables::multi_axis_call m = multi_axis_of(s);
       const auto st = tb.streams(tokens);
       return pk::dispatch::apply_multi_axis_rope(
-          pk::make_rope_table(tb.runtime.view(), l), m.map, vin, vout,
+          pk::make_rope_table(tb.runtime.view(), l), *m.checked, vin, vout,
           std::span<const pk::token_positions>(st.data() + m.first_stream, m.n_streams));
     }
     case strategy::memcpy_copy:

@@ -63,7 +63,9 @@ POSENC_DISPATCHED_KERNELS(POSENC_KERNEL_FN, T, POSENC_NO_DEFAULT_ARGUMENT)
   member##_fn<T> member = nullptr;
 
 // The RoPE kernels of one ISA for one storage type (posenc/kernels/rope.hpp, mrope.hpp): apply,
-// apply_in_place, apply_qk, apply_multi_axis, apply_multi_axis_in_place, apply_multi_axis_qk.
+// apply_in_place, apply_qk, apply_multi_axis, apply_multi_axis_in_place, apply_multi_axis_qk (the
+// pair map as a span of sources) and apply_multi_axis_map, apply_multi_axis_map_in_place,
+// apply_multi_axis_map_qk (as a multi_axis_map).
 template <entry_storage_type T>
 struct rope_kernels {
   POSENC_ROPE_KERNELS(POSENC_KERNEL_MEMBER, T, POSENC_NO_DEFAULT_ARGUMENT)

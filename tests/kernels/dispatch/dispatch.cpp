@@ -355,10 +355,10 @@ TEST_CASE("kernels/dispatch: every entry has every kernel of the list", "[dispat
     POSENC_DISPATCHED_KERNELS(POSENC_TEST_KERNEL_SET, bf16, POSENC_NO_DEFAULT_ARGUMENT)
     POSENC_DISPATCHED_KERNELS(POSENC_TEST_KERNEL_SET, f16, POSENC_NO_DEFAULT_ARGUMENT)
 #undef POSENC_TEST_KERNEL_SET
-    // apply, apply_in_place, apply_qk, their multi-axis forms; add_sinusoidal and add_learned out
-    // of and in place, add_alibi_bias, add_t5_bias, apply_query_scale out of and in place: for
-    // float, bf16 and f16.
-    CHECK(kernels == 3 * (6 + 8));
+    // apply, apply_in_place, apply_qk, their multi-axis forms with a span of sources and with a
+    // multi_axis_map; add_sinusoidal and add_learned out of and in place, add_alibi_bias,
+    // add_t5_bias, apply_query_scale out of and in place: for float, bf16 and f16.
+    CHECK(kernels == 3 * (9 + 8));
   }
 }
 

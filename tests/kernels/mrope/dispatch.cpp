@@ -2,13 +2,14 @@
 // header-only entry points (posenc/kernels/mrope.hpp): on every compiled ISA this CPU supports,
 // for float, bf16 and f16, both pair layouts, compact and expanded tables, cached and on-the-fly
 // rows, offsets and id streams, small (blocks outside) and large (head by head) calls, out of
-// place, in place and q/k:
+// place, in place and q/k, with the pair map as a span of sources and as a multi_axis_map:
 // - bit for bit multi_axis_rope_reference(..., isa.fma) (kernels/mrope_reference.hpp, itself
 //   checked against HF Qwen2-VL and MPFR in tests/multimodal);
 // - a law that does not go through the reference: with M-RoPE every pair k keeps its own
 //   frequency, so the channels of a pair fed by stream s equal those of the 1-D kernel run with
 //   stream s's positions (same ISA, same bits);
-// - every error: the reference's code, nothing written.
+// - every error: the reference's code, nothing written; a bad map refused by
+//   multi_axis_map::try_make, a map that does not fit the call refused by the kernels.
 // Prints "ran <isa>" / "skipped <isa>: not supported by this CPU" per compiled ISA.
 #include <catch2/catch.hpp>
 
@@ -170,9 +171,20 @@ void check_isa(const d::isa_kernels& isa) {
   REQUIRE(kern.apply_multi_axis != nullptr);
   REQUIRE(kern.apply_multi_axis_in_place != nullptr);
   REQUIRE(kern.apply_multi_axis_qk != nullptr);
+  REQUIRE(kern.apply_multi_axis_map != nullptr);
+  REQUIRE(kern.apply_multi_axis_map_in_place != nullptr);
+  REQUIRE(kern.apply_multi_axis_map_qk != nullptr);
   rng g;
   for (const multi_axis& m : configs()) {
     const tables tab(m.rope);
+    k::multi_axis_map map;
+    REQUIRE(k::multi_axis_map::try_make(m.sources, m.rope.rotary_dim, m.streams, map) ==
+            k::kernel_error::ok);
+    CHECK(map.own_frequency() == m.own_frequencies);
+    CHECK(map.streams() == m.streams);
+    CHECK(map.rotary_dim() == m.rope.rotary_dim);
+    CHECK(map.sources().data() == m.sources.data());
+    CHECK(map.sources().size() == m.sources.size());
     const std::size_t hd = m.rope.head_dim, h = m.rope.rotary_dim / 2;
     for (const auto fmt : {k::rope_table_format::compact, k::rope_table_format::expanded}) {
       for (int kind = 0; kind < 7; ++kind) {
@@ -210,6 +222,23 @@ void check_isa(const d::isa_kernels& isa) {
           std::fill(got.begin(), got.end(), T{});
           REQUIRE(kern.apply_multi_axis_qk(
                       table, m.sources, in, k::dense(got.data(), tokens, heads, hd), in2,
+                      k::dense(got2.data(), tokens, heads, hd), streams) == k::kernel_error::ok);
+          CHECK(same_bytes(got, want));
+          CHECK(same_bytes(got2, want2));
+          // The same with the checked map.
+          std::fill(got.begin(), got.end(), T{});
+          REQUIRE(kern.apply_multi_axis_map(table, map, in, k::dense(got.data(), tokens, heads, hd),
+                                            streams) == k::kernel_error::ok);
+          CHECK(same_bytes(got, want));
+          inplace = x;
+          REQUIRE(kern.apply_multi_axis_map_in_place(table, map,
+                                                     k::dense(inplace.data(), tokens, heads, hd),
+                                                     streams) == k::kernel_error::ok);
+          CHECK(same_bytes(inplace, want));
+          std::fill(got.begin(), got.end(), T{});
+          std::fill(got2.begin(), got2.end(), T{});
+          REQUIRE(kern.apply_multi_axis_map_qk(
+                      table, map, in, k::dense(got.data(), tokens, heads, hd), in2,
                       k::dense(got2.data(), tokens, heads, hd), streams) == k::kernel_error::ok);
           CHECK(same_bytes(got, want));
           CHECK(same_bytes(got2, want2));
@@ -287,6 +316,37 @@ void check_errors(const d::isa_kernels& isa) {
   };
   for (const error_case& c : cases) {
     INFO(isa.name << " " << posenc::storage_name<T>() << ": " << c.what);
+    // The map form: a map that try_make accepts for these streams gives the same code; one it
+    // refuses is refused there with the map's code (invalid_argument), the map left as it was.
+    {
+      k::multi_axis_map map, before;
+      REQUIRE(k::multi_axis_map::try_make(m.sources, m.rope.rotary_dim, 3, before) ==
+              k::kernel_error::ok);
+      map = before;
+      const k::kernel_error made =
+          k::multi_axis_map::try_make(c.sources, m.rope.rotary_dim, c.streams.size(), map);
+      if (made == k::kernel_error::ok) {
+        std::vector<T> out = sentinel, inplace = x, q = sentinel, kk = sentinel;
+        CHECK(kern.apply_multi_axis_map(table, map, in, k::dense(out.data(), tokens, heads, hd),
+                                        c.streams) == c.expected);
+        CHECK(kern.apply_multi_axis_map_in_place(table, map,
+                                                 k::dense(inplace.data(), tokens, heads, hd),
+                                                 c.streams) == c.expected);
+        CHECK(kern.apply_multi_axis_map_qk(table, map, in, k::dense(q.data(), tokens, heads, hd),
+                                           in, k::dense(kk.data(), tokens, heads, hd),
+                                           c.streams) == c.expected);
+        CHECK(same_bytes(out, sentinel));
+        CHECK(same_bytes(inplace, x));
+        CHECK(same_bytes(q, sentinel));
+        CHECK(same_bytes(kk, sentinel));
+      } else {
+        CHECK(made == k::kernel_error::invalid_argument);
+        CHECK(c.expected == k::kernel_error::invalid_argument);
+        CHECK(map.sources().data() == before.sources().data());
+        CHECK(map.rotary_dim() == before.rotary_dim());
+        CHECK(map.streams() == before.streams());
+      }
+    }
     std::vector<T> ref = sentinel, out = sentinel, inplace = x, q = sentinel, kk = sentinel;
     const k::kernel_error want = k::multi_axis_rope_reference<T>(
         table, c.sources, in, k::dense(ref.data(), tokens, heads, hd), c.streams, isa.fma);
@@ -304,6 +364,48 @@ void check_errors(const d::isa_kernels& isa) {
     CHECK(same_bytes(inplace, x));
     CHECK(same_bytes(q, sentinel));
     CHECK(same_bytes(kk, sentinel));
+  }
+  // Maps that do not fit the call: invalid_argument from every map form, nothing written.
+  {
+    const std::vector<k::token_positions> three{ok, ok, ok}, two{ok, ok};
+    k::multi_axis_map for_three, other_dim;
+    REQUIRE(k::multi_axis_map::try_make(m.sources, m.rope.rotary_dim, 3, for_three) ==
+            k::kernel_error::ok);
+    // The first 30 sources form a map for rotary_dim 60 (every stream and frequency of the first
+    // 30 pairs of Qwen2-VL's [16, 24, 24] is below 30 and 3).
+    REQUIRE(k::multi_axis_map::try_make(std::span<const pair_source>(m.sources.data(), 30), 60, 3,
+                                        other_dim) == k::kernel_error::ok);
+    struct misfit {
+      const char* what;
+      k::multi_axis_map map;
+      std::vector<k::token_positions> streams;
+    };
+    const std::vector<misfit> misfits{
+        {"no map (default-constructed)", k::multi_axis_map{}, three},
+        {"no map and no stream", k::multi_axis_map{}, {}},
+        {"a map of 3 streams given 2", for_three, two},
+        {"a map for rotary_dim 60 on a table of 128", other_dim, three},
+    };
+    for (const misfit& c : misfits) {
+      INFO(isa.name << " " << posenc::storage_name<T>() << ": " << c.what);
+      std::vector<T> ref = sentinel, out = sentinel, inplace = x, q = sentinel, kk = sentinel;
+      CHECK(k::multi_axis_rope_reference<T>(table, c.map, in,
+                                            k::dense(ref.data(), tokens, heads, hd), c.streams,
+                                            isa.fma) == k::kernel_error::invalid_argument);
+      CHECK(kern.apply_multi_axis_map(table, c.map, in, k::dense(out.data(), tokens, heads, hd),
+                                      c.streams) == k::kernel_error::invalid_argument);
+      CHECK(kern.apply_multi_axis_map_in_place(table, c.map,
+                                               k::dense(inplace.data(), tokens, heads, hd),
+                                               c.streams) == k::kernel_error::invalid_argument);
+      CHECK(kern.apply_multi_axis_map_qk(table, c.map, in, k::dense(q.data(), tokens, heads, hd),
+                                         in, k::dense(kk.data(), tokens, heads, hd),
+                                         c.streams) == k::kernel_error::invalid_argument);
+      CHECK(same_bytes(ref, sentinel));
+      CHECK(same_bytes(out, sentinel));
+      CHECK(same_bytes(inplace, x));
+      CHECK(same_bytes(q, sentinel));
+      CHECK(same_bytes(kk, sentinel));
+    }
   }
   // q and k of different token counts: neither written.
   std::vector<T> q = sentinel, kk = sentinel;
@@ -336,6 +438,122 @@ TEST_CASE("kernels/mrope: every compiled ISA == the reference, the 1-D law, erro
     ++ran;
   }
   CHECK(ran >= 2);  // scalar and at least the baseline SIMD entry
+}
+
+TEST_CASE("kernels/mrope: multi_axis_map::try_make refuses every bad map, leaving its output",
+          "[mrope][map]") {
+  // Qwen2-VL's [16, 24, 24] for rotary_dim 128 (64 pairs) and 3 streams, written out.
+  std::vector<pair_source> good;
+  for (std::uint32_t i = 0; i < 64; ++i) good.push_back({i < 16 ? 0u : i < 40 ? 1u : 2u, i});
+  k::multi_axis_map map;
+  REQUIRE(k::multi_axis_map::try_make(good, 128, 3, map) == k::kernel_error::ok);
+  CHECK(map.own_frequency());
+  CHECK(map.rotary_dim() == 128);
+  CHECK(map.streams() == 3);
+  // Two pairs that trade frequencies: no longer every pair's own.
+  std::vector<pair_source> moved = good;
+  std::swap(moved[3].inv_freq_index, moved[4].inv_freq_index);
+  k::multi_axis_map not_own;
+  REQUIRE(k::multi_axis_map::try_make(moved, 128, 3, not_own) == k::kernel_error::ok);
+  CHECK_FALSE(not_own.own_frequency());
+  // The largest valid stream and frequency are accepted.
+  std::vector<pair_source> edge = good;
+  edge[0] = {3, 63};
+  k::multi_axis_map edge_map;
+  CHECK(k::multi_axis_map::try_make(edge, 128, 4, edge_map) == k::kernel_error::ok);
+  CHECK_FALSE(edge_map.own_frequency());
+
+  std::vector<pair_source> bad_stream = good, bad_freq = good, huge = good;
+  bad_stream[63].stream = 3;
+  bad_freq[0].inv_freq_index = 64;
+  huge[10] = {0xffffffffu, 0xffffffffu};
+  struct bad_case {
+    const char* what;
+    std::span<const pair_source> sources;
+    std::uint32_t rotary_dim;
+    std::size_t streams;
+  };
+  const std::vector<bad_case> cases{
+      {"no stream", good, 128, 0},
+      {"5 streams", good, 128, 5},
+      {"rotary_dim 0", std::span<const pair_source>(), 0, 3},
+      {"an odd rotary_dim", std::span<const pair_source>(good.data(), 63), 127, 3},
+      {"one source short", std::span<const pair_source>(good.data(), 63), 128, 3},
+      {"one source too many", std::span<const pair_source>(good.data(), 64), 126, 3},
+      {"stream 3 of 3", bad_stream, 128, 3},
+      {"frequency 64 of 64", bad_freq, 128, 3},
+      {"stream and frequency 2^32 - 1", huge, 128, 4},
+  };
+  for (const bad_case& c : cases) {
+    INFO(c.what);
+    k::multi_axis_map out = map;
+    CHECK(k::multi_axis_map::try_make(c.sources, c.rotary_dim, c.streams, out) ==
+          k::kernel_error::invalid_argument);
+    CHECK(out.sources().data() == good.data());
+    CHECK(out.rotary_dim() == 128);
+    CHECK(out.streams() == 3);
+    CHECK(out.own_frequency());
+  }
+  // The runs: none for a map at its own frequencies ([16, 24, 24] would be three runs of stride 1).
+  const auto runs_are = [](const k::multi_axis_map& mm,
+                           std::vector<std::array<std::uint32_t, 5>> want) {
+    std::vector<std::array<std::uint32_t, 5>> got;
+    for (const k::pair_run& r : mm.runs())
+      got.push_back({r.start, r.len, r.k0, std::uint32_t{r.stream}, std::uint32_t{r.stride}});
+    return got == want;
+  };
+  CHECK(map.runs().empty());
+  // The same sections with frequencies 0 and 1 traded: no longer own. Pair 0 (frequency 1) is a
+  // run alone; pairs 1 and 2 (frequencies 0 and 2) a run of stride 2; then pairs 3 to 15, and the
+  // other two sections.
+  {
+    std::vector<pair_source> traded = good;
+    std::swap(traded[0].inv_freq_index, traded[1].inv_freq_index);
+    k::multi_axis_map tm;
+    REQUIRE(k::multi_axis_map::try_make(traded, 128, 3, tm) == k::kernel_error::ok);
+    CHECK(runs_are(tm, {{0, 1, 1, 0, 1},
+                        {1, 2, 0, 0, 2},
+                        {3, 13, 3, 0, 1},
+                        {16, 24, 16, 1, 1},
+                        {40, 24, 40, 2, 1}}));
+  }
+  // 2-D axial, alternating (Pixtral) for rotary_dim 64: height at the even frequencies, width at
+  // the odd ones, 16 pairs each; shared for rotary_dim 40: both at the even ones, 10 pairs each.
+  for (const auto& [c, want] :
+       std::vector<std::pair<multi_axis, std::vector<std::array<std::uint32_t, 5>>>>{
+           {configs()[3], {{0, 16, 0, 0, 2}, {16, 16, 1, 1, 2}}},
+           {configs()[4], {{0, 10, 0, 0, 2}, {10, 10, 0, 1, 2}}}}) {
+    INFO(c.name);
+    k::multi_axis_map am;
+    REQUIRE(k::multi_axis_map::try_make(c.sources, c.rope.rotary_dim, 2, am) ==
+            k::kernel_error::ok);
+    CHECK(runs_are(am, want));
+  }
+  // Qwen3-VL's interleaved sections: own frequencies, no runs.
+  {
+    const multi_axis q3 = configs()[1];
+    k::multi_axis_map qm;
+    REQUIRE(k::multi_axis_map::try_make(q3.sources, 128, 3, qm) == k::kernel_error::ok);
+    CHECK(qm.own_frequency());
+    CHECK(qm.runs().empty());
+  }
+  // A stride-2 run whose block would pass the row: frequencies 0 and 2 of a 3-pair row need
+  // entries 0 to 3. No runs.
+  {
+    const std::vector<pair_source> odd_row{{0, 0}, {0, 2}, {1, 1}};
+    k::multi_axis_map om;
+    REQUIRE(k::multi_axis_map::try_make(odd_row, 6, 2, om) == k::kernel_error::ok);
+    CHECK(om.runs().empty());
+    const std::vector<pair_source> fits{{0, 0}, {0, 2}, {1, 1}, {1, 3}};
+    REQUIRE(k::multi_axis_map::try_make(fits, 8, 2, om) == k::kernel_error::ok);
+    CHECK(runs_are(om, {{0, 2, 0, 0, 2}, {2, 2, 1, 1, 2}}));
+  }
+  // A default map refers to nothing.
+  const k::multi_axis_map none;
+  CHECK(none.sources().empty());
+  CHECK(none.rotary_dim() == 0);
+  CHECK(none.streams() == 0);
+  CHECK(none.runs().empty());
 }
 
 TEST_CASE("kernels/mrope: the dispatched and header-only entry points == the reference",
@@ -371,4 +589,30 @@ TEST_CASE("kernels/mrope: the dispatched and header-only entry points == the ref
   REQUIRE(k::apply_multi_axis_rope<float>(table, m.sources, k::dense(y.data(), tokens, heads, hd),
                                           ss.pos) == k::kernel_error::ok);
   CHECK(same_bytes(y, want));
+  // The map forms.
+  k::multi_axis_map map;
+  REQUIRE(k::multi_axis_map::try_make(m.sources, m.rope.rotary_dim, 3, map) == k::kernel_error::ok);
+  std::fill(header.begin(), header.end(), 0.0f);
+  REQUIRE(k::apply_multi_axis_rope<float>(table, map, in,
+                                          k::dense(header.data(), tokens, heads, hd),
+                                          ss.pos) == k::kernel_error::ok);
+  CHECK(same_bytes(header, want));
+  std::fill(header_qk.begin(), header_qk.end(), 0.0f);
+  std::fill(header_k.begin(), header_k.end(), 0.0f);
+  REQUIRE(k::apply_multi_axis_rope_qk<float>(
+              table, map, in, k::dense(header_qk.data(), tokens, heads, hd), in,
+              k::dense(header_k.data(), tokens, heads, hd), ss.pos) == k::kernel_error::ok);
+  CHECK(same_bytes(header_qk, want));
+  CHECK(same_bytes(header_k, want));
+  y = x;
+  REQUIRE(k::apply_multi_axis_rope<float>(table, map, k::dense(y.data(), tokens, heads, hd),
+                                          ss.pos) == k::kernel_error::ok);
+  CHECK(same_bytes(y, want));
+  REQUIRE(k::multi_axis_rope_reference<float>(table, m.sources, in,
+                                              k::dense(want.data(), tokens, heads, hd), ss.pos,
+                                              d::active().fma) == k::kernel_error::ok);
+  std::fill(got.begin(), got.end(), 0.0f);
+  REQUIRE(d::apply_multi_axis_rope(table, map, in, k::dense(got.data(), tokens, heads, hd),
+                                   ss.pos) == k::kernel_error::ok);
+  CHECK(same_bytes(got, want));
 }

@@ -64,7 +64,20 @@
     (const rope_table& table, std::span<const pair_source> sources, tensor_view<const T> q_in,   \
      tensor_view<T> q_out, tensor_view<const T> k_in, tensor_view<T> k_out,                      \
      std::span<const token_positions> streams),                                                  \
-    (table, sources, q_in, q_out, k_in, k_out, streams))
+    (table, sources, q_in, q_out, k_in, k_out, streams))                                         \
+  X(T, rope, apply_multi_axis_map, apply_multi_axis_rope, multi_axis_rope_reference,             \
+    (const rope_table& table, const multi_axis_map& map, tensor_view<const T> in,                \
+     tensor_view<T> out, std::span<const token_positions> streams),                              \
+    (table, map, in, out, streams))                                                              \
+  X(T, rope, apply_multi_axis_map_in_place, apply_multi_axis_rope, multi_axis_rope_reference,    \
+    (const rope_table& table, const multi_axis_map& map, tensor_view<T> x,                       \
+     std::span<const token_positions> streams),                                                  \
+    (table, map, x, streams))                                                                    \
+  X(T, rope, apply_multi_axis_map_qk, apply_multi_axis_rope_qk, multi_axis_rope_reference_qk,    \
+    (const rope_table& table, const multi_axis_map& map, tensor_view<const T> q_in,              \
+     tensor_view<T> q_out, tensor_view<const T> k_in, tensor_view<T> k_out,                      \
+     std::span<const token_positions> streams),                                                  \
+    (table, map, q_in, q_out, k_in, k_out, streams))
 
 // posenc/kernels/sinusoidal.hpp, learned.hpp, alibi.hpp and t5.hpp (their _reference.hpp), and
 // the query scale of an attention temperature (temperature.hpp), which is no addition but, like
