@@ -85,10 +85,12 @@ inline constexpr bool has_stream =
     false;
 #endif
 
-// How many vectors of one token's row the register path below keeps: half the vector registers of
-// an x86-64 ISA (32 with AVX-512, 16 with SSE and AVX2), the other half for the operands.
+// How many vectors of one token's row the register path below keeps: 16 with AVX-512 (half of its
+// 32 registers, the other half for the operands), where a head_dim 128 row fits. Elsewhere none:
+// with 16 registers (SSE, AVX2) or 16-byte vectors (NEON) only rows of a few dozen channels
+// would fit, and the path is not compiled at all.
 template <class Arch>
-inline constexpr std::size_t row_registers = sizeof(fbatch<Arch>) == 64 ? 16 : 8;
+inline constexpr std::size_t row_registers = sizeof(fbatch<Arch>) == 64 ? 16 : 0;
 
 // Whether a chunk of n pairs goes through the register path of half_f32_heads /
 // interleaved_f32_heads: its whole row as at most row_registers<Arch> vectors (half layout: c_a,
@@ -127,38 +129,40 @@ inline void half_f32_heads(const rope_operand<T>* ops, std::size_t n_ops, std::s
   constexpr std::size_t W = B::size;
   constexpr bool stream_one = Stream && std::is_same_v<T, float>;
   std::size_t k = 0;
-  if (row_in_registers<Arch, T>(false, Compact, Stream, n)) {
-    // Register path: the whole row in registers, heads outside and the blocks of one head inside,
-    // so that each head's channels are read and written in address order. (Blocks outside and
-    // heads inside walk the tensor at the head stride, in steps that map to the same few cache
-    // sets and 4 KiB offsets: measured up to 1.9x slower on AMD Zen 5.)
-    constexpr std::size_t MB = row_registers<Arch> / (Compact ? 3 : 4);
-    const std::size_t nb = n / W;
-    B c_a[MB], s_a[MB], c_b[MB], s_b[MB];
+  if constexpr (row_registers < Arch >> 0) {
+    if (row_in_registers<Arch, T>(false, Compact, Stream, n)) {
+      // Register path: the whole row in registers, heads outside and the blocks of one head inside,
+      // so that each head's channels are read and written in address order. (Blocks outside and
+      // heads inside walk the tensor at the head stride, in steps that map to the same few cache
+      // sets and 4 KiB offsets: measured up to 1.9x slower on AMD Zen 5.)
+      constexpr std::size_t MB = row_registers<Arch> / (Compact ? 3 : 4);
+      const std::size_t nb = n / W;
+      B c_a[MB], s_a[MB], c_b[MB], s_b[MB];
 #pragma GCC unroll 16
-    for (std::size_t j = 0; j < MB; ++j) {
-      if (j >= nb) break;
-      c_a[j] = B::load_unaligned(ca + j * W);
-      s_b[j] = B::load_unaligned(sb + j * W);
-      c_b[j] = Compact ? c_a[j] : B::load_unaligned(cb + j * W);
-      s_a[j] = Compact ? negate<Arch>(s_b[j]) : B::load_unaligned(sa + j * W);
-    }
-    for (std::size_t o = 0; o < n_ops; ++o) {
-      const std::size_t heads = ops[o].in.heads;
-      const std::size_t in_step = ops[o].in.head_stride, out_step = ops[o].out.head_stride;
-      const T* x = ops[o].in.at(t, 0) + i0;
-      T* y = ops[o].out.at(t, 0) + i0;
-      for (std::size_t hd = 0; hd < heads; ++hd, x += in_step, y += out_step) {
+      for (std::size_t j = 0; j < MB; ++j) {
+        if (j >= nb) break;
+        c_a[j] = B::load_unaligned(ca + j * W);
+        s_b[j] = B::load_unaligned(sb + j * W);
+        c_b[j] = Compact ? c_a[j] : B::load_unaligned(cb + j * W);
+        s_a[j] = Compact ? negate<Arch>(s_b[j]) : B::load_unaligned(sa + j * W);
+      }
+      for (std::size_t o = 0; o < n_ops; ++o) {
+        const std::size_t heads = ops[o].in.heads;
+        const std::size_t in_step = ops[o].in.head_stride, out_step = ops[o].out.head_stride;
+        const T* x = ops[o].in.at(t, 0) + i0;
+        T* y = ops[o].out.at(t, 0) + i0;
+        for (std::size_t hd = 0; hd < heads; ++hd, x += in_step, y += out_step) {
 #pragma GCC unroll 16
-        for (std::size_t j = 0; j < MB; ++j) {
-          if (j >= nb) break;
-          const B a = load_operand<Arch>(x + j * W), b = load_operand<Arch>(x + h + j * W);
-          store_rotated<Arch, stream_one>(y + j * W, mul_add<Arch>(a, c_a[j], b * s_a[j]));
-          store_rotated<Arch, stream_one>(y + h + j * W, mul_add<Arch>(b, c_b[j], a * s_b[j]));
+          for (std::size_t j = 0; j < MB; ++j) {
+            if (j >= nb) break;
+            const B a = load_operand<Arch>(x + j * W), b = load_operand<Arch>(x + h + j * W);
+            store_rotated<Arch, stream_one>(y + j * W, mul_add<Arch>(a, c_a[j], b * s_a[j]));
+            store_rotated<Arch, stream_one>(y + h + j * W, mul_add<Arch>(b, c_b[j], a * s_b[j]));
+          }
         }
       }
+      k = nb * W;
     }
-    k = nb * W;
   }
   if constexpr (Stream && !std::is_same_v<T, float>) {
     for (; k + 2 * W <= n; k += 2 * W) {
@@ -249,33 +253,35 @@ inline void interleaved_f32_heads(const rope_operand<T>* ops, std::size_t n_ops,
   constexpr bool stream_one = Stream && std::is_same_v<T, float>;
   const std::size_t channels = 2 * n;
   std::size_t j = 0;
-  if (row_in_registers<Arch, T>(true, false, Stream, n)) {
-    // Register path, as in half_f32_heads.
-    constexpr std::size_t MB = row_registers<Arch> / 2;
-    const std::size_t nb = channels / W;
-    B c[MB], sn[MB];
+  if constexpr (row_registers < Arch >> 0) {
+    if (row_in_registers<Arch, T>(true, false, Stream, n)) {
+      // Register path, as in half_f32_heads.
+      constexpr std::size_t MB = row_registers<Arch> / 2;
+      const std::size_t nb = channels / W;
+      B c[MB], sn[MB];
 #pragma GCC unroll 16
-    for (std::size_t m = 0; m < MB; ++m) {
-      if (m >= nb) break;
-      c[m] = B::load_unaligned(C + m * W);
-      sn[m] = B::load_unaligned(S + m * W);
-    }
-    for (std::size_t o = 0; o < n_ops; ++o) {
-      const std::size_t heads = ops[o].in.heads;
-      const std::size_t in_step = ops[o].in.head_stride, out_step = ops[o].out.head_stride;
-      const T* x = ops[o].in.at(t, 0) + 2 * i0;
-      T* y = ops[o].out.at(t, 0) + 2 * i0;
-      for (std::size_t hd = 0; hd < heads; ++hd, x += in_step, y += out_step) {
+      for (std::size_t m = 0; m < MB; ++m) {
+        if (m >= nb) break;
+        c[m] = B::load_unaligned(C + m * W);
+        sn[m] = B::load_unaligned(S + m * W);
+      }
+      for (std::size_t o = 0; o < n_ops; ++o) {
+        const std::size_t heads = ops[o].in.heads;
+        const std::size_t in_step = ops[o].in.head_stride, out_step = ops[o].out.head_stride;
+        const T* x = ops[o].in.at(t, 0) + 2 * i0;
+        T* y = ops[o].out.at(t, 0) + 2 * i0;
+        for (std::size_t hd = 0; hd < heads; ++hd, x += in_step, y += out_step) {
 #pragma GCC unroll 16
-        for (std::size_t m = 0; m < MB; ++m) {
-          if (m >= nb) break;
-          const B v = load_operand<Arch>(x + m * W);
-          store_rotated<Arch, stream_one>(y + m * W,
-                                          mul_add<Arch>(v, c[m], swap_pairs<Arch>(v) * sn[m]));
+          for (std::size_t m = 0; m < MB; ++m) {
+            if (m >= nb) break;
+            const B v = load_operand<Arch>(x + m * W);
+            store_rotated<Arch, stream_one>(y + m * W,
+                                            mul_add<Arch>(v, c[m], swap_pairs<Arch>(v) * sn[m]));
+          }
         }
       }
+      j = nb * W;
     }
-    j = nb * W;
   }
   if constexpr (Stream && !std::is_same_v<T, float>) {
     for (; j + 2 * W <= channels; j += 2 * W) {
