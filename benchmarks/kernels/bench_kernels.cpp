@@ -40,7 +40,8 @@
 // Besides Google Benchmark's output: `--summary FILE` writes those lines and the CSV
 //   layout,strategy,dtype,tokens,threads,ns_per_call,ratio_to_memcpy
 // (ratio = ns_per_call / ns_per_call of the memcpy row of the same layout, dtype and T of this
-// run, empty without one; with --benchmark_repetitions the median of the repetitions). ns_per_call
+// run, empty without one; with --benchmark_repetitions the median of the repetitions, or with
+// --summary_stat=min the fastest one). ns_per_call
 // is the CPU time of the (single) benchmark thread per call by default, so that time spent
 // descheduled by other processes does not count; `--summary_time=real` uses wall time instead. At
 // the end the run prints the ratio table with the targets of the SIMD table strategies (f32:
@@ -497,6 +498,9 @@ class collecting_reporter : public benchmark::ConsoleReporter {
   std::map<std::string, result> results;
   bool failed = false;
   bool use_cpu_time = true;
+  // --summary_stat=min: the fastest repetition instead of the median, for a host whose other
+  // tenants slow some repetitions down (the slower ones measure them, not the kernel).
+  bool use_min = false;
 
   void ReportRuns(const std::vector<Run>& runs) override {
     for (const Run& r : runs) {
@@ -514,7 +518,10 @@ class collecting_reporter : public benchmark::ConsoleReporter {
           to_ns(r.time_unit);
       result& res = results[name];
       if (r.run_type == Run::RT_Aggregate) {
-        if (r.aggregate_name == "median") res = {ns, true, 1};
+        if (r.aggregate_name == "median" && !use_min) res = {ns, true, 1};
+      } else if (use_min) {
+        res.ns = res.samples == 0 ? ns : std::min(res.ns, ns);
+        ++res.samples;
       } else if (!res.median) {
         // Repetitions without aggregates: the mean of the repetitions.
         res.ns = (res.ns * res.samples + ns) / (res.samples + 1);
@@ -586,7 +593,7 @@ int main(int argc, char** argv) {
       (std::strcmp(argv[1], "--compare") == 0 || std::strcmp(argv[1], "--markdown") == 0))
     return print_report(argc, argv);
   // Our own flags first (Google Benchmark rejects flags it does not know).
-  std::string summary_path, time_kind = "cpu";
+  std::string summary_path, time_kind = "cpu", stat = "median";
   std::vector<char*> args;
   for (int i = 0; i < argc; ++i) {
     const std::string a = argv[i];
@@ -598,6 +605,12 @@ int main(int argc, char** argv) {
       time_kind = a.substr(15);
       if (time_kind != "cpu" && time_kind != "real") {
         std::fprintf(stderr, "posenc-bench-kernels: --summary_time=cpu or real\n");
+        return 1;
+      }
+    } else if (a.rfind("--summary_stat=", 0) == 0) {
+      stat = a.substr(15);
+      if (stat != "median" && stat != "min") {
+        std::fprintf(stderr, "posenc-bench-kernels: --summary_stat=median or min\n");
         return 1;
       }
     } else {
@@ -625,7 +638,9 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&bargc, args.data());
   if (benchmark::ReportUnrecognizedArguments(bargc, args.data())) return 1;
   auto facts = run_facts();
-  facts.emplace_back("summary_time", time_kind == "cpu" ? "cpu (the 2-thread rows: real)" : "real");
+  facts.emplace_back("summary_time",
+                     std::string(time_kind == "cpu" ? "cpu (the 2-thread rows: real)" : "real") +
+                         (stat == "min" ? ", the fastest repetition" : ""));
   for (const auto& [key, value] : facts) std::printf("# %s: %s\n", key.c_str(), value.c_str());
   std::fflush(stdout);
   benchmark::AddCustomContext("posenc_isa", pk::dispatch::active_isa());
@@ -639,6 +654,7 @@ int main(int argc, char** argv) {
 
   collecting_reporter reporter;
   reporter.use_cpu_time = time_kind == "cpu";
+  reporter.use_min = stat == "min";
   benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
 
@@ -750,23 +766,26 @@ int main(int argc, char** argv) {
                 target_of(r.key, r.ratio).c_str(), bf.c_str());
   }
 
-  // The multi-axis kernels against the 1-D kernel on the same layout, dtype and T (issue target:
-  // within 1.2x).
+  // The multi-axis kernels against the 1-D kernel on the same layout, dtype and T (target:
+  // report::kMultiAxisTarget).
   std::map<std::string, double> one_d_ns;
   for (const summary_row& r : rows)
     if (r.key.strategy == "runtime_table")
       one_d_ns[r.key.layout + "/" + r.key.dtype + "/" + std::to_string(r.key.tokens)] = r.ns;
   std::printf("\nMulti-axis RoPE, ratio to runtime_table (1-D) of the same layout, dtype and T\n");
-  std::printf("%-12s %-23s %-5s %5s %14s %8s\n", "layout", "strategy", "dtype", "T", "ns/call",
-              "ratio");
+  std::printf("%-12s %-23s %-5s %5s %14s %8s %s\n", "layout", "strategy", "dtype", "T", "ns/call",
+              "ratio", "target");
   for (const summary_row& r : rows) {
     const auto one =
         one_d_ns.find(r.key.layout + "/" + r.key.dtype + "/" + std::to_string(r.key.tokens));
     if (r.key.strategy.find("mrope") == std::string::npos && r.key.strategy != "axial_table")
       continue;
-    std::printf("%-12s %-23s %-5s %5zu %14.1f %8.3f\n", r.key.layout.c_str(),
-                r.key.strategy.c_str(), r.key.dtype.c_str(), r.key.tokens, r.ns,
-                one == one_d_ns.end() ? std::nan("") : r.ns / one->second);
+    const double ratio = one == one_d_ns.end() ? std::nan("") : r.ns / one->second;
+    std::printf("%-12s %-23s %-5s %5zu %14.1f %8.3f %s\n", r.key.layout.c_str(),
+                r.key.strategy.c_str(), r.key.dtype.c_str(), r.key.tokens, r.ns, ratio,
+                std::isnan(ratio)                   ? "-"
+                : ratio <= report::kMultiAxisTarget ? "<=1.20 PASS"
+                                                    : "<=1.20 MISS");
   }
   std::fflush(stdout);
   return reporter.failed ? 1 : 0;

@@ -166,10 +166,19 @@ namespace {
 
 // Columns in the order of the benchmark's strategies; others (a newer or older binary's) after,
 // in the order they appear.
-constexpr std::string_view kStrategyOrder[] = {
-    "memcpy",          "stream_copy",   "stream_copy_nt",         "stream_copy_nt_2threads",
-    "constexpr_table", "runtime_table", "runtime_table_expanded", "runtime_table_2threads",
-    "scalar_table",    "on_the_fly"};
+constexpr std::string_view kStrategyOrder[] = {"memcpy",
+                                               "stream_copy",
+                                               "stream_copy_nt",
+                                               "stream_copy_nt_2threads",
+                                               "constexpr_table",
+                                               "runtime_table",
+                                               "runtime_table_expanded",
+                                               "runtime_table_2threads",
+                                               "scalar_table",
+                                               "on_the_fly",
+                                               "mrope_table",
+                                               "mrope_interleaved_table",
+                                               "axial_table"};
 
 std::size_t rank_of(std::string_view s, std::span<const std::string_view> order) {
   return static_cast<std::size_t>(std::find(order.begin(), order.end(), s) - order.begin());
@@ -252,6 +261,16 @@ std::optional<double> speedup(const indexed& x, const std::string& layout, const
   const row* two = x.find(layout, pair.second, dtype, tokens);
   if (one == nullptr || two == nullptr || two->ns <= 0.0) return std::nullopt;
   return one->ns / two->ns;
+}
+
+// A multi-axis row's ns over the 1-D row's (runtime_table), when the run has both.
+std::optional<double> multi_axis_ratio(const indexed& x, const std::string& layout,
+                                       std::string_view strategy, const std::string& dtype,
+                                       std::size_t tokens) {
+  const row* multi = x.find(layout, strategy, dtype, tokens);
+  const row* one_d = x.find(layout, kOneThreadStrategy, dtype, tokens);
+  if (multi == nullptr || one_d == nullptr || one_d->ns <= 0.0) return std::nullopt;
+  return multi->ns / one_d->ns;
 }
 
 bool misses_threads_target(const indexed& x, const std::string& layout, const std::string& dtype,
@@ -397,11 +416,56 @@ std::string tables(const std::vector<const run*>& runs) {
     }
     out += "\n";
   }
+  // The multi-axis kernels against the 1-D one, a column per multi-axis strategy some run has.
+  std::vector<std::string_view> multi;
+  for (const std::string_view m : kMultiAxisStrategies)
+    for (const indexed& x : ix)
+      for (const auto& [id, r] : x.rows)
+        if (std::find(multi.begin(), multi.end(), m) == multi.end() &&
+            multi_axis_ratio(x, r->layout, m, r->dtype, r->tokens))
+          multi.push_back(m);
+  if (!multi.empty()) {
+    out += bold("multi-axis against 1-D") + " (the strategy's ns over `" +
+           std::string(kOneThreadStrategy) + "`'s on the same layout, T and dtype" +
+           (two ? ", before → after" : "") + ")\n\n| layout | T | dtype |";
+    for (const std::string_view m : multi) out += " `" + std::string(m) + "` |";
+    out += "\n|---|---:|---|";
+    for (std::size_t i = 0; i < multi.size(); ++i) out += "---:|";
+    out += "\n";
+    for (const std::string& layout : layouts) {
+      std::set<std::pair<std::size_t, std::string>> tds;
+      for (const indexed& x : ix)
+        for (const auto& [id, r] : x.rows)
+          for (const std::string_view m : multi)
+            if (r->layout == layout && multi_axis_ratio(x, layout, m, r->dtype, r->tokens))
+              tds.insert({r->tokens, r->dtype});
+      std::vector<std::pair<std::size_t, std::string>> sorted(tds.begin(), tds.end());
+      std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
+        if (a.first != b.first) return a.first < b.first;
+        return dtype_rank(a.second) < dtype_rank(b.second);
+      });
+      for (const auto& [tokens, dtype] : sorted) {
+        out += "| " + cell(layout) + " | " + std::to_string(tokens) + " | " + cell(dtype) + " |";
+        for (const std::string_view m : multi) {
+          std::vector<value> v(ix.size());
+          for (std::size_t k = 0; k < ix.size(); ++k)
+            if (const std::optional<double> q = multi_axis_ratio(ix[k], layout, m, dtype, tokens)) {
+              v[k].text = fixed2(*q);
+              v[k].miss = *q > kMultiAxisTarget;
+            }
+          out += " " + join(v, " → ") + " |";
+        }
+        out += "\n";
+      }
+    }
+    out += "\n";
+  }
   out +=
       "Bold: misses its target (`constexpr_table`, `runtime_table`, `runtime_table_expanded`: "
       "f32 ≤ 1.15× memcpy at T = 512 and 4096, ≤ 2× at T = 1; bf16 and f16 ≤ 1.5× at T = 4096, "
       "≤ 3× at T = 1; `runtime_table_2threads`: ≥ 1.6× the throughput of `runtime_table` at "
-      "T = 4096).\n";
+      "T = 4096; `mrope_table`, `mrope_interleaved_table`, `axial_table`: ≤ 1.2× the time of "
+      "`runtime_table` on the same layout, T and dtype).\n";
   return out;
 }
 

@@ -32,6 +32,12 @@ inline constexpr std::size_t kThreadsTargetTokens = 4096;
 inline constexpr std::string_view kThreadsStrategy = "runtime_table_2threads";
 inline constexpr std::string_view kOneThreadStrategy = "runtime_table";
 
+// The multi-axis kernels (M-RoPE, interleaved M-RoPE, 2-D axial) at most 1.2x the time of the
+// 1-D kernel on the same table, layout, T and dtype (runtime_table).
+inline constexpr double kMultiAxisTarget = 1.2;
+inline constexpr std::string_view kMultiAxisStrategies[] = {
+    "mrope_table", "mrope_interleaved_table", "axial_table"};
+
 // The columns of the summary CSV, in order.
 inline constexpr std::string_view kHeader =
     "layout,strategy,dtype,tokens,threads,ns_per_call,ratio_to_memcpy";

@@ -10,6 +10,16 @@ out=$(mktemp) || exit 1
 trap 'rm -f "$out"' EXIT
 fail() { echo "kernels_smoke: $*" >&2; exit 1; }
 
+# --summary_stat takes median or min only, and says so before running anything.
+if "$bench" --summary_stat=mean >"$out" 2>&1; then fail "--summary_stat=mean was accepted"; fi
+grep -qx 'posenc-bench-kernels: --summary_stat=median or min' "$out" ||
+  fail "--summary_stat=mean: '$(cat "$out")'"
+"$bench" '--benchmark_filter=/memcpy/f32/T:1$' --benchmark_min_time=0.001 \
+  --benchmark_repetitions=2 --summary_stat=min --summary "$csv" >/dev/null 2>&1 ||
+  fail "the --summary_stat=min run failed"
+grep -q '^# summary_time: cpu (the 2-thread rows: real), the fastest repetition$' "$csv" ||
+  fail "--summary_stat=min: the summary does not say the fastest repetition"
+
 # The threaded strategies are timed in wall time: Google Benchmark names it .../T:1/real_time.
 "$bench" '--benchmark_filter=/T:(1|16)(/real_time)?$' --benchmark_min_time=0.001 \
   --summary "$csv" >"$out" 2>&1 || { cat "$out"; fail "the run failed"; }
