@@ -64,6 +64,23 @@ using hbatch = xsimd::batch<std::uint16_t, Arch>;
 template <class T>
 inline constexpr bool is_f16_storage = std::is_same_v<T, f16> || kernels::detail::is_float16<T>;
 
+#if XSIMD_WITH_AVX512F
+// to_bf16 of every lane of v (AVX-512), in the high 16 bits of the lane, the low 16 bits left
+// over: u + 0x7fff + ((u >> 16) & 1), and u | 0x00400000 (high bits (u >> 16) | 0x40) for NaN.
+// narrow_bf16 is this shifted right by 16; store_bf16 takes the odd elements' results as they are.
+// The kept bit is tested into a mask and added by a masked add (three instructions where shift,
+// and, add and add are four; the 16-bit kernels are bound by instruction count at small sizes).
+template <class Arch>
+inline __m512i round_bf16_high(const fbatch<Arch>& v) {
+  const __m512i u = _mm512_castps_si512(v);
+  const __mmask16 kept_odd = _mm512_test_epi32_mask(u, _mm512_set1_epi32(0x10000));
+  __m512i r = _mm512_add_epi32(u, _mm512_set1_epi32(0x7fff));
+  r = _mm512_mask_add_epi32(r, kept_odd, r, _mm512_set1_epi32(1));
+  return _mm512_mask_or_epi32(r, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), u,
+                              _mm512_set1_epi32(0x00400000));
+}
+#endif
+
 // to_bf16 of every lane, in the low 16 bits: NaN -> (u >> 16) | 0x40, otherwise
 // (u + 0x7fff + ((u >> 16) & 1)) >> 16 (round to nearest even).
 template <class Arch>
@@ -71,14 +88,12 @@ inline ubatch<Arch> narrow_bf16(const fbatch<Arch>& v) {
   using U = ubatch<Arch>;
   const U u = xsimd::bitwise_cast<U>(v);
   const U hi = u >> 16;
-  const U rounded = (u + U(0x7fffu) + (hi & U(1u))) >> 16;
 #if XSIMD_WITH_AVX512F
-  // AVX-512: the NaN lanes by a mask (one compare and one masked OR, no branch).
   if constexpr (std::is_base_of_v<xsimd::avx512f, Arch>) {
-    return U(_mm512_mask_or_epi32(rounded, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), hi,
-                                  _mm512_set1_epi32(0x40)));
+    return U(_mm512_srli_epi32(round_bf16_high<Arch>(v), 16));
   }
 #endif
+  const U rounded = (u + U(0x7fffu) + (hi & U(1u))) >> 16;
   // The NaN lanes only where the vector holds a NaN (rare; one compare and branch otherwise).
   if (!xsimd::any(xsimd::isnan(v))) return rounded;
   // |u| > 0x7f800000 (NaN) exactly when |u| + 0x7fffff reaches 2^31.

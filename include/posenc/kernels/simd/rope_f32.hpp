@@ -12,9 +12,11 @@
 #include <xsimd/xsimd.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <type_traits>
 
 #include <posenc/kernels/detail/batch.hpp>
+#include <posenc/kernels/simd/rope_bf16.hpp>
 #include <posenc/kernels/simd/rope_ops.hpp>
 #include <posenc/kernels/tensor.hpp>
 
@@ -105,6 +107,32 @@ constexpr bool row_in_registers(bool interleaved, bool compact, bool stream, std
   return blocks > 0 && blocks * per_block <= row_registers<Arch>;
 }
 
+// lo and hi (2W consecutive entries of a row) replaced by their even and odd entries: the lane
+// order in which widen_bf16 / store_bf16 hold 2W consecutive bf16 values (register path, bf16).
+template <class Arch>
+inline void split_even_odd(fbatch<Arch>& lo, fbatch<Arch>& hi) {
+#if XSIMD_WITH_AVX512F
+  if constexpr (std::is_base_of_v<xsimd::avx512f, Arch>) {
+    const __m512i ie = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    const __m512i io = _mm512_add_epi32(ie, _mm512_set1_epi32(1));
+    const fbatch<Arch> even = _mm512_permutex2var_ps(lo, ie, hi);
+    hi = _mm512_permutex2var_ps(lo, io, hi);
+    lo = even;
+    return;
+  }
+#endif
+  constexpr std::size_t W = fbatch<Arch>::size;
+  alignas(Arch::alignment()) float row[2 * W], even[W], odd[W];
+  lo.store_aligned(row);
+  hi.store_aligned(row + W);
+  for (std::size_t k = 0; k < W; ++k) {
+    even[k] = row[2 * k];
+    odd[k] = row[2 * k + 1];
+  }
+  lo = fbatch<Arch>::load_aligned(even);
+  hi = fbatch<Arch>::load_aligned(odd);
+}
+
 // The float kernels for every head of every operand of one token. The row's cos/sin is the same
 // for all heads: a row that fits in row_registers<Arch> vectors is loaded once and the heads are
 // walked one after the other in address order (the register path); a longer row loops over its
@@ -146,15 +174,45 @@ inline void half_f32_heads(const rope_operand<T>* ops, std::size_t n_ops, std::s
         c_b[j] = Compact ? c_a[j] : B::load_unaligned(cb + j * W);
         s_a[j] = Compact ? negate<Arch>(s_b[j]) : B::load_unaligned(sa + j * W);
       }
+      // bf16: blocks j, j + 1 (one 64-byte line of each half) widened as even and odd elements
+      // (widen_bf16: two instructions per vector, no reordering), the row put in that order once.
+      std::size_t j0 = 0;
+      if constexpr (std::is_same_v<T, bf16>) {
+        j0 = nb & ~std::size_t{1};
+#pragma GCC unroll 8
+        for (std::size_t j = 0; j + 1 < MB; j += 2) {
+          if (j >= j0) break;
+          split_even_odd<Arch>(c_a[j], c_a[j + 1]);
+          split_even_odd<Arch>(s_a[j], s_a[j + 1]);
+          split_even_odd<Arch>(c_b[j], c_b[j + 1]);
+          split_even_odd<Arch>(s_b[j], s_b[j + 1]);
+        }
+      }
       for (std::size_t o = 0; o < n_ops; ++o) {
         const std::size_t heads = ops[o].in.heads;
         const std::size_t in_step = ops[o].in.head_stride, out_step = ops[o].out.head_stride;
         const T* x = ops[o].in.at(t, 0) + i0;
         T* y = ops[o].out.at(t, 0) + i0;
         for (std::size_t hd = 0; hd < heads; ++hd, x += in_step, y += out_step) {
+          if constexpr (std::is_same_v<T, bf16>) {
+            const auto* xw = reinterpret_cast<const std::uint16_t*>(x);
+            auto* yw = reinterpret_cast<std::uint16_t*>(y);
+#pragma GCC unroll 8
+            for (std::size_t j = 0; j + 1 < MB; j += 2) {
+              if (j >= j0) break;
+              B ae, ao, be, bo;
+              widen_bf16<Arch>(xw + j * W, ae, ao);
+              widen_bf16<Arch>(xw + h + j * W, be, bo);
+              store_bf16<Arch, false>(yw + j * W, mul_add<Arch>(ae, c_a[j], be * s_a[j]),
+                                      mul_add<Arch>(ao, c_a[j + 1], bo * s_a[j + 1]));
+              store_bf16<Arch, false>(yw + h + j * W, mul_add<Arch>(be, c_b[j], ae * s_b[j]),
+                                      mul_add<Arch>(bo, c_b[j + 1], ao * s_b[j + 1]));
+            }
+          }
 #pragma GCC unroll 16
           for (std::size_t j = 0; j < MB; ++j) {
             if (j >= nb) break;
+            if (j < j0) continue;
             const B a = load_operand<Arch>(x + j * W), b = load_operand<Arch>(x + h + j * W);
             store_rotated<Arch, stream_one>(y + j * W, mul_add<Arch>(a, c_a[j], b * s_a[j]));
             store_rotated<Arch, stream_one>(y + h + j * W, mul_add<Arch>(b, c_b[j], a * s_b[j]));
@@ -265,15 +323,40 @@ inline void interleaved_f32_heads(const rope_operand<T>* ops, std::size_t n_ops,
         c[m] = B::load_unaligned(C + m * W);
         sn[m] = B::load_unaligned(S + m * W);
       }
+      // bf16: blocks m, m + 1 (one 64-byte line) widened as even and odd elements, which are the
+      // a and b channels of 16 pairs: no lane swap, the row put in that order once.
+      std::size_t m0 = 0;
+      if constexpr (std::is_same_v<T, bf16>) {
+        m0 = nb & ~std::size_t{1};
+#pragma GCC unroll 8
+        for (std::size_t m = 0; m + 1 < MB; m += 2) {
+          if (m >= m0) break;
+          split_even_odd<Arch>(c[m], c[m + 1]);
+          split_even_odd<Arch>(sn[m], sn[m + 1]);
+        }
+      }
       for (std::size_t o = 0; o < n_ops; ++o) {
         const std::size_t heads = ops[o].in.heads;
         const std::size_t in_step = ops[o].in.head_stride, out_step = ops[o].out.head_stride;
         const T* x = ops[o].in.at(t, 0) + 2 * i0;
         T* y = ops[o].out.at(t, 0) + 2 * i0;
         for (std::size_t hd = 0; hd < heads; ++hd, x += in_step, y += out_step) {
+          if constexpr (std::is_same_v<T, bf16>) {
+            const auto* xw = reinterpret_cast<const std::uint16_t*>(x);
+            auto* yw = reinterpret_cast<std::uint16_t*>(y);
+#pragma GCC unroll 8
+            for (std::size_t m = 0; m + 1 < MB; m += 2) {
+              if (m >= m0) break;
+              B e, od;
+              widen_bf16<Arch>(xw + m * W, e, od);
+              store_bf16<Arch, false>(yw + m * W, mul_add<Arch>(e, c[m], od * sn[m]),
+                                      mul_add<Arch>(od, c[m + 1], e * sn[m + 1]));
+            }
+          }
 #pragma GCC unroll 16
           for (std::size_t m = 0; m < MB; ++m) {
             if (m >= nb) break;
+            if (m < m0) continue;
             const B v = load_operand<Arch>(x + m * W);
             store_rotated<Arch, stream_one>(y + m * W,
                                             mul_add<Arch>(v, c[m], swap_pairs<Arch>(v) * sn[m]));
