@@ -12,6 +12,9 @@
 // - xsimd 8.1 does not check that the OS saves the YMM/ZMM registers (XGETBV). The compiler's
 //   __builtin_cpu_supports does, so an x86 entry counts as supported only if both agree, and if
 //   xsimd's pick is not supported by that test the next supported entry is taken.
+// - avx512bf16 (avx512bw with AVX-512 BF16's bf16 narrowing) is no xsimd architecture: where
+//   xsimd picks avx512bw, avx512bf16 is tried first, supported when the CPUID bit AVX512_BF16 is
+//   set as well.
 //
 // One-definition caveat: inline functions that do not depend on the architecture (argument
 // checks, the on-the-fly sin/cos) are compiled in every per-ISA TU with its flags, and the linker
@@ -42,6 +45,9 @@
 #endif
 #ifndef POSENC_KERNELS_HAVE_AVX512BW
 #define POSENC_KERNELS_HAVE_AVX512BW 0
+#endif
+#ifndef POSENC_KERNELS_HAVE_AVX512BF16
+#define POSENC_KERNELS_HAVE_AVX512BF16 0
 #endif
 
 namespace posenc::kernels::dispatch {
@@ -106,6 +112,13 @@ using compiled_archs = arch_list<
 #endif
 
 #if POSENC_SIMD && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+// CPUID leaf 7 subleaf 1, EAX bit 5 (Intel SDM vol. 2A, CPUID): AVX512_BF16, which xsimd 8.1 does
+// not read.
+[[maybe_unused]] bool cpu_has_avx512bf16() {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  return __get_cpuid_count(7, 1, &a, &b, &c, &d) != 0 && (a & (1u << 5)) != 0;
+}
+
 // CPUID leaf 1, ECX bit 29 (Intel SDM vol. 2A, CPUID): F16C, which the avx2 entry's f16
 // conversions use. Neither xsimd 8.1 nor Clang 16's __builtin_cpu_supports knows the bit.
 [[maybe_unused]] bool cpu_has_f16c() {
@@ -127,6 +140,10 @@ using compiled_archs = arch_list<
            __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw") &&
            __builtin_cpu_supports("fma");
 #endif
+#if POSENC_KERNELS_HAVE_AVX512BF16
+  // avx512bw's requirements and AVX512_BF16 (xsimd's pick is avx512bw on such a CPU).
+  if (&k == &entry_avx512bf16) return x86_supports(entry_avx512bw) && cpu_has_avx512bf16();
+#endif
 #if POSENC_KERNELS_HAVE_AVX2
   if (&k == &entry_avx2)
     return cpu.avx2 && cpu.fma3_avx2 && __builtin_cpu_supports("avx2") &&
@@ -141,7 +158,7 @@ using compiled_archs = arch_list<
   return false;
 }
 
-constexpr std::size_t max_entries = 5;
+constexpr std::size_t max_entries = 6;
 
 struct registry {
   std::array<isa_kernels, max_entries> entries{};
@@ -164,6 +181,9 @@ struct registry {
 
 registry build_registry() {
   registry r;
+#if POSENC_KERNELS_HAVE_AVX512BF16
+  r.add(entry_avx512bf16, x86_supports(entry_avx512bf16));
+#endif
 #if POSENC_KERNELS_HAVE_AVX512BW
   r.add(entry_avx512bw, x86_supports(entry_avx512bw));
 #endif
@@ -182,7 +202,12 @@ registry build_registry() {
   r.automatic = r.count - 1;
 #if POSENC_SIMD
   const isa_kernels* pick = xsimd::dispatch<compiled_archs>(entry_of{})();
-  for (std::size_t i = r.index_of(pick->name); i < r.count; ++i) {
+  std::size_t first = r.index_of(pick->name);
+#if POSENC_KERNELS_HAVE_AVX512BF16 && POSENC_KERNELS_HAVE_AVX512BW
+  // xsimd knows no avx512bf16: it is tried first wherever xsimd picks avx512bw.
+  if (pick == &entry_avx512bw) first = r.index_of(entry_avx512bf16.name);
+#endif
+  for (std::size_t i = first; i < r.count; ++i) {
     if (r.entries[i].supported) {
       r.automatic = i;
       break;

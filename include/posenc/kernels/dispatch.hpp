@@ -17,7 +17,8 @@
 //
 // Choice (made once, at the first call):
 //   1. the environment variable POSENC_ISA, if set to the name of a compiled ISA the CPU supports
-//      ("avx512bw", "avx2", "sse4.2", "sse2", "neon64", "scalar"; see compiled_isas());
+//      ("avx512bf16", "avx512bw", "avx2", "sse4.2", "sse2", "neon64", "scalar"; see
+//      compiled_isas());
 //      an unknown or unsupported name is ignored (isa_override() says why) and 2. applies;
 //   2. otherwise the best compiled ISA the CPU supports (xsimd::dispatch, confirmed against the
 //      compiler's CPU-feature test, which also checks that the OS saves the wide registers).
@@ -97,7 +98,7 @@ using encoding_kernels [[deprecated("posenc: use dispatch::additive_kernels")]] 
 // its kernels. Calling the kernels of an entry with supported == false is undefined (illegal
 // instructions).
 struct isa_kernels {
-  const char* name = "";        // "avx512bw", "avx2", "sse4.2", "sse2", "neon64", "scalar"
+  const char* name = "";        // "avx512bf16", "avx512bw", "avx2", "sse4.2", "neon64", "scalar"
   const char* xsimd_arch = "";  // xsimd's name of the architecture ("fma3+avx2"); "none" for scalar
   bool supported = false;
   fma_mode fma = fma_mode::unfused;

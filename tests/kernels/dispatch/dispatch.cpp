@@ -308,8 +308,8 @@ TEST_CASE("kernels/dispatch: the registry", "[dispatch]") {
   CHECK(isas.back().supported);
   CHECK(isas.back().fma == k::fma_mode::unfused);
   // Best first, each name once, from the documented list.
-  const std::vector<std::string_view> order{"avx512bw", "avx2", "sse4.2", "sse2",
-                                            "neon64",   "neon", "scalar"};
+  const std::vector<std::string_view> order{"avx512bf16", "avx512bw", "avx2", "sse4.2",
+                                            "sse2",       "neon64",   "neon", "scalar"};
   std::size_t last = 0;
   for (const d::isa_kernels& isa : isas) {
     std::size_t i = 0;
@@ -320,7 +320,7 @@ TEST_CASE("kernels/dispatch: the registry", "[dispatch]") {
     last = i + 1;
     // FMA exactly where the ISA has it.
     const std::string_view name = isa.name;
-    if (name == "avx512bw" || name == "avx2" || name == "neon64")
+    if (name == "avx512bf16" || name == "avx512bw" || name == "avx2" || name == "neon64")
       CHECK(isa.fma == k::fma_mode::fused);
     if (name == "sse4.2" || name == "sse2" || name == "scalar")
       CHECK(isa.fma == k::fma_mode::unfused);
@@ -331,9 +331,10 @@ TEST_CASE("kernels/dispatch: the registry", "[dispatch]") {
   for (const d::isa_kernels& isa : isas) {
     const std::string_view name = isa.name;
     bool want = true;
-    if (name == "avx512bw")
+    if (name == "avx512bw" || name == "avx512bf16")
       want = flags.count("avx512f") && flags.count("avx512cd") && flags.count("avx512dq") &&
              flags.count("avx512bw") && flags.count("fma");
+    if (name == "avx512bf16") want = want && flags.count("avx512_bf16");
     if (name == "avx2") want = flags.count("avx2") && flags.count("fma") && flags.count("f16c");
     if (name == "sse4.2") want = flags.count("sse4_2");
     INFO(name << " vs /proc/cpuinfo or POSENC_TEST_CPU_FLAGS");

@@ -366,6 +366,12 @@ std::vector<const conv::simd_conversions*> simd_entries() {
           __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512cd"),
       &conv::simd_avx512bw, "avx512bw");
 #endif
+#if POSENC_TEST_CONV_HAVE_AVX512BF16
+  add(__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+          __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512cd") &&
+          cpu_has_avx512bf16(),
+      &conv::simd_avx512bf16, "avx512bf16");
+#endif
 #endif
   static bool printed = false;
   if (!printed) {
@@ -623,6 +629,44 @@ TEST_CASE("storage: narrowing against MPFR on the dense sample", "[storage][mpfr
     snh.add(xs.data(), got.data(), want16.data(), n);
     report(snh);
 #endif
+  }
+
+  // Each subnormal of the sample alone among normal floats of the sample, at lane j = s % 64 of
+  // its block of 64 (every lane of every batch width, in the even and in the odd half of
+  // narrow_bf16's pairs): a vector must take the integer rounding whichever of its lanes holds the
+  // subnormal (avx512bf16, whose vcvtneps2bf16 treats subnormal inputs as zero).
+  {
+    std::vector<std::size_t> sub, normal;
+    for (std::size_t i = 0; i < finite; ++i) {
+      const u32 e = xs[i] & 0x7f800000u;
+      if (e == 0 && (xs[i] & 0x7fffffu) != 0) sub.push_back(i);
+      if (e != 0 && e != 0x7f800000u) normal.push_back(i);
+    }
+    REQUIRE(sub.size() > 64);
+    std::vector<u32> lone;
+    std::vector<u16> lone_want;
+    for (std::size_t s = 0; s < sub.size(); ++s) {
+      for (std::size_t j = 0; j < 64; ++j) {
+        const std::size_t i = j == s % 64 ? sub[s] : normal[(64 * s + j) % normal.size()];
+        lone.push_back(xs[i]);
+        lone_want.push_back(wantbf[i]);
+      }
+    }
+    const std::size_t m = lone.size();
+    std::vector<u32> lone_order(m);
+    std::vector<u16> want_order(m), lone_got(m);
+    for (const conv::simd_conversions* c : simd_entries()) {
+      tally nb{std::string(c->arch) + " narrow_bf16, one subnormal per block"},
+          snb{std::string(c->arch) + " store_narrowed<bf16>, one subnormal per block"};
+      in_store_bf16_order(lone.data(), lone_order.data(), m, c->width);
+      in_store_bf16_order(lone_want.data(), want_order.data(), m, c->width);
+      c->narrow_bf16(lone.data(), lone_got.data(), m);
+      nb.add(lone_order.data(), lone_got.data(), want_order.data(), m);
+      c->store_narrowed(conv::kind::bf16, lone.data(), lone_got.data(), m);
+      snb.add(lone.data(), lone_got.data(), lone_want.data(), m);
+      report(nb);
+      report(snb);
+    }
   }
 
   // The other tests' expected 16-bit values (support/storage_oracle.hpp, FPU rounding of the

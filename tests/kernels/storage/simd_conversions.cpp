@@ -13,7 +13,12 @@ namespace posenc_test::conv {
 
 #define POSENC_TEST_CONV_ENTRY_(isa) simd_##isa
 #define POSENC_TEST_CONV_ENTRY(isa) POSENC_TEST_CONV_ENTRY_(isa)
+#if defined(__AVX512BF16__)
+constinit const simd_conversions POSENC_TEST_CONV_ENTRY(POSENC_TEST_CONV_ISA) =
+    make_simd_conversions<posenc::kernels::simd::avx512bf16>();
+#else
 constinit const simd_conversions POSENC_TEST_CONV_ENTRY(POSENC_TEST_CONV_ISA) =
     make_simd_conversions<xsimd::default_arch>();
+#endif
 
 }  // namespace posenc_test::conv

@@ -25,10 +25,12 @@ struct simd_conversions {
   void (*load_widened)(kind k, const std::uint16_t* in, std::uint32_t* out, std::size_t n);
 };
 
-// One per ISA translation unit (POSENC_TEST_CONV_ISA = sse4_2, avx, avx2, avx512bw).
+// One per ISA translation unit (POSENC_TEST_CONV_ISA = sse4_2, avx, avx2, avx512bw, avx512bf16;
+// the last is simd::avx512bf16, the others xsimd's default architecture of their flags).
 extern const simd_conversions simd_sse4_2;
 extern const simd_conversions simd_avx;
 extern const simd_conversions simd_avx2;
 extern const simd_conversions simd_avx512bw;
+extern const simd_conversions simd_avx512bf16;
 
 }  // namespace posenc_test::conv

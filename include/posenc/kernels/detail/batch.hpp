@@ -6,7 +6,10 @@
 // input, NaNs included, converting whole vectors:
 // - float: loaded and stored as it is.
 // - bf16: widening is a shift (exact); narrowing is to_bf16's rounding in 32-bit integer lanes
-//   (narrow_bf16). AVX-512 BF16's vcvtneps2bf16 is not used: it flushes subnormal inputs to zero.
+//   (narrow_bf16), except on avx512bf16 (below): vcvtneps2bf16 / vcvtne2ps2bf16, which round to
+//   nearest even and give to_bf16's NaN bits ((u >> 16) | 0x40: Intel SDM, VCVTNEPS2BF16,
+//   convert_fp32_to_bfloat16) but treat subnormal inputs as zero; a vector holding a subnormal
+//   (one vfpclassps test) takes the integer rounding instead.
 // - f16 and _Float16: AVX-512F's and F16C's vcvtph2ps / vcvtps2ph (rounding to nearest even from
 //   the immediate, not from MXCSR). vcvtps2ph gives to_f16's bits for every float, NaNs included
 //   (quiet, sign and the top 9 payload bits kept: Intel SDM, VCVTPS2PH; tests/kernels/storage
@@ -36,6 +39,7 @@
 
 #include <xsimd/xsimd.hpp>
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -52,7 +56,36 @@
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 
+#if XSIMD_WITH_AVX512BW && defined(__AVX512BF16__)
+namespace posenc::kernels::simd {
+// xsimd::avx512bw with AVX-512 BF16 (compiled with -mavx512bf16: src/kernels/isa_avx512bf16.cpp):
+// the same batches and arithmetic, the bf16 narrowing by vcvtneps2bf16. A type of its own, so that
+// its kernels are distinct instantiations from avx512bw's (none of them can be picked by the
+// linker for a CPU without AVX-512 BF16).
+struct avx512bf16 : xsimd::avx512bw {
+  static constexpr char const* name() noexcept { return "avx512bf16"; }
+};
+}  // namespace posenc::kernels::simd
+
+namespace xsimd::types {
+template <class T>
+struct get_bool_simd_register<T, posenc::kernels::simd::avx512bf16> {
+  using type = simd_avx512_bool_register<T>;
+};
+XSIMD_DECLARE_SIMD_REGISTER_ALIAS(posenc::kernels::simd::avx512bf16, avx512bw);
+}  // namespace xsimd::types
+#endif
+
 namespace posenc::kernels::simd::detail {
+
+// Whether Arch narrows bf16 with AVX-512 BF16's instructions.
+template <class Arch>
+inline constexpr bool has_avx512bf16 =
+#if XSIMD_WITH_AVX512BW && defined(__AVX512BF16__)
+    std::is_base_of_v<avx512bf16, Arch>;
+#else
+    false;
+#endif
 
 template <class Arch>
 using fbatch = xsimd::batch<float, Arch>;
@@ -284,6 +317,13 @@ inline float32x4_t widen_f16_neon(uint16x4_t h) {
 template <class Arch, storage_type T>
 inline __m256i narrow16_avx512(const fbatch<Arch>& v) {
   if constexpr (std::is_same_v<T, bf16>) {
+#if defined(__AVX512BF16__)
+    if constexpr (has_avx512bf16<Arch>) {
+      // vfpclassps category 0x20: subnormal (vcvtneps2bf16 would give a signed zero there).
+      if (_mm512_fpclass_ps_mask(v, 0x20) == 0) [[likely]]
+        return std::bit_cast<__m256i>(_mm512_cvtneps_pbh(v));
+    }
+#endif
     return _mm512_cvtepi32_epi16(narrow_bf16<Arch>(v));
   } else {
     return _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT);

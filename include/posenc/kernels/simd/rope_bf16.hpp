@@ -11,6 +11,7 @@
 
 #include <xsimd/xsimd.hpp>
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -34,12 +35,27 @@ template <class Arch, bool Stream>
 inline void store_bf16(std::uint16_t* p, const fbatch<Arch>& even, const fbatch<Arch>& odd) {
 #if XSIMD_WITH_AVX512F
   if constexpr (std::is_base_of_v<xsimd::avx512f, Arch>) {
-    // The odd elements' results are already in the high halves: one ternary logic op
-    // (even >> 16) | (odd & 0xffff0000) instead of a shift, a shift and an OR.
-    const __m512i w = _mm512_ternarylogic_epi32(_mm512_srli_epi32(round_bf16_high<Arch>(even), 16),
-                                                round_bf16_high<Arch>(odd),
-                                                _mm512_set1_epi32(static_cast<int>(0xffff0000u)),
-                                                0xf8);  // A | (B & C)
+    __m512i w;
+#if XSIMD_WITH_AVX512BW && defined(__AVX512BF16__)
+    // vcvtne2ps2bf16 puts even in words 0-15 and odd in words 16-31; vpermw interleaves them.
+    // A vector holding a subnormal (see narrow16_avx512) takes the integer rounding.
+    if (has_avx512bf16<Arch> &&
+        (_mm512_fpclass_ps_mask(even, 0x20) | _mm512_fpclass_ps_mask(odd, 0x20)) == 0) [[likely]] {
+      const __m512i both = std::bit_cast<__m512i>(_mm512_cvtne2ps_pbh(odd, even));
+      const __m512i order =
+          _mm512_set_epi16(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8, 23, 7, 22,
+                           6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
+      w = _mm512_permutexvar_epi16(order, both);
+    } else
+#endif
+    {
+      // The odd elements' results are already in the high halves: one ternary logic op
+      // (even >> 16) | (odd & 0xffff0000) instead of a shift, a shift and an OR.
+      w = _mm512_ternarylogic_epi32(_mm512_srli_epi32(round_bf16_high<Arch>(even), 16),
+                                    round_bf16_high<Arch>(odd),
+                                    _mm512_set1_epi32(static_cast<int>(0xffff0000u)),
+                                    0xf8);  // A | (B & C)
+    }
     if constexpr (Stream) {
       _mm512_stream_si512(reinterpret_cast<__m512i*>(p), w);
     } else {
