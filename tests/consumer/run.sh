@@ -119,7 +119,7 @@ install)
   # (src/kernels/meson.build, one-definition caveat).
   members=$(ar t "$lib_dir/libposenc_kernels.a" | sed 's|.*/||')
   echo "libposenc_kernels.a members: $(tr '\n' ' ' <<< "$members")"
-  expected_members=$(for m in dispatch isa_sse4_2 isa_avx2 isa_avx512bw; do
+  expected_members=$(for m in dispatch isa_sse4_2 isa_avx2 isa_avx512bw isa_avx512bf16; do
     grep -x "$m.cpp.o" <<< "$members" || true
   done)
   [ "$members" = "$expected_members" ] ||

@@ -1,9 +1,10 @@
 // The float bodies of the RoPE SIMD kernels, for one xsimd architecture Arch: every head of a
 // token with each block of the row loaded once (half_f32_heads, interleaved_f32_heads), for float
-// storage and, widened and narrowed a vector at a time by detail/batch.hpp, for f16 and _Float16;
-// with optional streaming stores (float only). The layouts are separate code paths: the half bodies
-// take the a and b channels of pair i at i and i + R/2, the interleaved ones at 2i and 2i + 1
-// (pair_channels, spec/rope.hpp).
+// storage and, widened and narrowed a vector at a time by detail/batch.hpp, for f16 and _Float16,
+// and for bf16 in small calls (in the register path two vectors at a time as even and odd
+// elements, rope_bf16.hpp); with optional streaming stores (float only). The layouts are separate
+// code paths: the half bodies take the a and b channels of pair i at i and i + R/2, the interleaved
+// ones at 2i and 2i + 1 (pair_channels, spec/rope.hpp).
 //
 // Part of the RoPE SIMD kernels: included by simd/rope.hpp (inside its GCC 12 AVX-512 diagnostic
 // region), which is the header to include.
