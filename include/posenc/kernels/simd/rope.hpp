@@ -186,7 +186,10 @@ void apply_chunk(const rope_table& table, const row_source& r, std::size_t i0, s
   {  // float, f16, _Float16, and bf16 in small calls: the float kernels.
     const float* C = nullptr;
     const float* S = nullptr;
-    if (inter) {
+    // A compact interleaved row that the register path holds whole is expanded in registers.
+    const bool compact_in_registers =
+        inter && r.compact && !stream && compact_row_in_registers<Arch, T>(n);
+    if (inter && !compact_in_registers) {
       if (r.compact) {
         expand_row<Arch>(r.cos, r.sin, n, buf.v[0], buf.v[1]);
         C = buf.v[0];
@@ -199,7 +202,10 @@ void apply_chunk(const rope_table& table, const row_source& r, std::size_t i0, s
     // float, f16 and _Float16 share the bodies: 16-bit storage is widened and narrowed a vector
     // at a time (detail/batch.hpp), streamed two vectors (one line) at a time.
     const auto heads = [&]<bool Stream>(const rope_operand<T>* hops, std::size_t n_hops) {
-      if (inter) {
+      if (compact_in_registers) {
+        if constexpr (!Stream)
+          interleaved_f32_heads<Arch, false, T, true>(hops, n_hops, t, i0, n, r.cos, r.sin);
+      } else if (inter) {
         interleaved_f32_heads<Arch, Stream>(hops, n_hops, t, i0, n, C, S);
       } else if (r.compact) {
         half_f32_heads<Arch, true, Stream>(hops, n_hops, t, h, i0, n, r.cos, r.sin, r.cos, r.sin);

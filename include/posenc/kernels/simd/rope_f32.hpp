@@ -19,6 +19,7 @@
 #include <posenc/kernels/detail/batch.hpp>
 #include <posenc/kernels/simd/rope_bf16.hpp>
 #include <posenc/kernels/simd/rope_ops.hpp>
+#include <posenc/kernels/simd/rope_rows.hpp>
 #include <posenc/kernels/tensor.hpp>
 
 namespace posenc::kernels::simd::detail {
@@ -132,6 +133,17 @@ inline void split_even_odd(fbatch<Arch>& lo, fbatch<Arch>& hi) {
   }
   lo = fbatch<Arch>::load_aligned(even);
   hi = fbatch<Arch>::load_aligned(odd);
+}
+
+// Whether interleaved_f32_heads<..., CompactRow = true> takes a compact chunk of n pairs: the
+// register path holds it whole, expanded from whole vectors of the compact row.
+template <class Arch, class T>
+constexpr bool compact_row_in_registers(std::size_t n) {
+  if constexpr (row_registers<Arch> == 0 || fbatch<Arch>::size < 4) {
+    return false;
+  } else {
+    return n % fbatch<Arch>::size == 0 && row_in_registers<Arch, T>(true, false, false, n);
+  }
 }
 
 // The float kernels for every head of every operand of one token. The row's cos/sin is the same
@@ -304,7 +316,10 @@ inline void half_f32_heads(const rope_operand<T>* ops, std::size_t n_ops, std::s
 
 // Interleaved layout, pairs [i0, i0 + n) of token t = channels [2 i0, 2 i0 + 2n); C, S in
 // expanded channel order from channel 2 i0. Stream with 16-bit T: blocks of 2W channels, one line.
-template <class Arch, bool Stream, class T>
+// CompactRow: C and S are the compact row's cos and sin of those pairs instead, expanded in
+// registers (expand_block); only where the register path takes the whole row
+// (compact_row_in_registers).
+template <class Arch, bool Stream, class T, bool CompactRow = false>
 inline void interleaved_f32_heads(const rope_operand<T>* ops, std::size_t n_ops, std::size_t t,
                                   std::size_t i0, std::size_t n, const float* C, const float* S) {
   using B = fbatch<Arch>;
@@ -318,11 +333,19 @@ inline void interleaved_f32_heads(const rope_operand<T>* ops, std::size_t n_ops,
       constexpr std::size_t MB = row_registers<Arch> / 2;
       const std::size_t nb = channels / W;
       B c[MB], sn[MB];
+      if constexpr (CompactRow) {
+#pragma GCC unroll 8
+        for (std::size_t m = 0; m + 1 < MB; m += 2) {
+          if (m >= nb) break;
+          expand_block<Arch>(C + m * W / 2, S + m * W / 2, c[m], c[m + 1], sn[m], sn[m + 1]);
+        }
+      } else {
 #pragma GCC unroll 16
-      for (std::size_t m = 0; m < MB; ++m) {
-        if (m >= nb) break;
-        c[m] = B::load_unaligned(C + m * W);
-        sn[m] = B::load_unaligned(S + m * W);
+        for (std::size_t m = 0; m < MB; ++m) {
+          if (m >= nb) break;
+          c[m] = B::load_unaligned(C + m * W);
+          sn[m] = B::load_unaligned(S + m * W);
+        }
       }
       // bf16: blocks m, m + 1 (one 64-byte line) widened as even and odd elements, which are the
       // a and b channels of 16 pairs: no lane swap, the row put in that order once.
@@ -367,6 +390,7 @@ inline void interleaved_f32_heads(const rope_operand<T>* ops, std::size_t n_ops,
       j = nb * W;
     }
   }
+  if constexpr (CompactRow) return;  // the whole row went through the register path
   if constexpr (Stream && !std::is_same_v<T, float>) {
     for (; j + 2 * W <= channels; j += 2 * W) {
       const B c0 = B::load_unaligned(C + j), c1 = B::load_unaligned(C + j + W);

@@ -39,6 +39,27 @@ struct duplicate_half {
   static constexpr unsigned get(unsigned i, unsigned n) { return (Hi ? n / 2 : 0) + i / 2; }
 };
 
+// W pairs of a compact row (cos, sin) in expanded channel order, as two vectors each: C[2k] =
+// C[2k+1] = cos[k], S[2k] = -sin[k], S[2k+1] = sin[k] (full-width permutes and a sign flip,
+// exact). W >= 4 (not NEON: expand_row has its own code there).
+template <class Arch>
+inline void expand_block(const float* cos, const float* sin, fbatch<Arch>& c_lo, fbatch<Arch>& c_hi,
+                         fbatch<Arch>& s_lo, fbatch<Arch>& s_hi) {
+  using B = fbatch<Arch>;
+  using U = ubatch<Arch>;
+  constexpr std::size_t W = B::size;
+  alignas(64) std::uint32_t even_sign[W];
+  for (std::size_t i = 0; i < W; ++i) even_sign[i] = i % 2 == 0 ? 0x80000000u : 0u;
+  const B flip = xsimd::bitwise_cast<B>(U::load_aligned(even_sign));
+  constexpr auto lo = xsimd::make_batch_constant<U, duplicate_half<false>>();
+  constexpr auto hi = xsimd::make_batch_constant<U, duplicate_half<true>>();
+  const B c = B::load_unaligned(cos), sn = B::load_unaligned(sin);
+  c_lo = xsimd::swizzle(c, lo);
+  c_hi = xsimd::swizzle(c, hi);
+  s_lo = xsimd::swizzle(sn, lo) ^ flip;
+  s_hi = xsimd::swizzle(sn, hi) ^ flip;
+}
+
 // A compact row of n pairs in expanded channel order: C[2k] = C[2k+1] = cos[k],
 // S[2k] = -sin[k], S[2k+1] = sin[k] (copies and sign flips, exact). Vector blocks duplicate lanes
 // with full-width permutes (NEON: ZIP1/ZIP2, as xsimd 8.1's NEON swizzle goes through memory); the
@@ -46,7 +67,6 @@ struct duplicate_half {
 template <class Arch>
 inline void expand_row(const float* cos, const float* sin, std::size_t n, float* C, float* S) {
   using B = fbatch<Arch>;
-  using U = ubatch<Arch>;
   constexpr std::size_t W = B::size;
   std::size_t k = 0;
 #if XSIMD_WITH_NEON
@@ -62,17 +82,13 @@ inline void expand_row(const float* cos, const float* sin, std::size_t n, float*
   } else
 #endif
       if constexpr (W >= 4) {
-    alignas(64) std::uint32_t even_sign[W];
-    for (std::size_t i = 0; i < W; ++i) even_sign[i] = i % 2 == 0 ? 0x80000000u : 0u;
-    const B flip = xsimd::bitwise_cast<B>(U::load_aligned(even_sign));
-    constexpr auto lo = xsimd::make_batch_constant<U, duplicate_half<false>>();
-    constexpr auto hi = xsimd::make_batch_constant<U, duplicate_half<true>>();
     for (; k + W <= n; k += W) {
-      const B c = B::load_unaligned(cos + k), sn = B::load_unaligned(sin + k);
-      xsimd::swizzle(c, lo).store_unaligned(C + 2 * k);
-      xsimd::swizzle(c, hi).store_unaligned(C + 2 * k + W);
-      (xsimd::swizzle(sn, lo) ^ flip).store_unaligned(S + 2 * k);
-      (xsimd::swizzle(sn, hi) ^ flip).store_unaligned(S + 2 * k + W);
+      B c_lo, c_hi, s_lo, s_hi;
+      expand_block<Arch>(cos + k, sin + k, c_lo, c_hi, s_lo, s_hi);
+      c_lo.store_unaligned(C + 2 * k);
+      c_hi.store_unaligned(C + 2 * k + W);
+      s_lo.store_unaligned(S + 2 * k);
+      s_hi.store_unaligned(S + 2 * k + W);
     }
   }
   for (; k < n; ++k) {
