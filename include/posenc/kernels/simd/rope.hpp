@@ -174,13 +174,17 @@ void apply_chunk(const rope_table& table, const row_source& r, std::size_t i0, s
   if constexpr (std::is_same_v<T, bf16>) {
     static_assert(std::endian::native == std::endian::little,
                   "posenc: the bf16 kernels read pairs of bf16 values as little-endian words");
-    if (stream) {
-      bf16_chunk<Arch, true>(table, r, i0, n, ops, n_ops, t, buf);
-      return;
-    }
-    if (!blocks_outer) {
-      bf16_chunk<Arch, false>(table, r, i0, n, ops, n_ops, t, buf);
-      return;
+    // A row that the register path of the float bodies holds goes there at every size (even and
+    // odd elements as here; streamed a line at a time).
+    if (!row_in_registers<Arch, bf16>(inter, r.compact, stream, n)) {
+      if (stream) {
+        bf16_chunk<Arch, true>(table, r, i0, n, ops, n_ops, t, buf);
+        return;
+      }
+      if (!blocks_outer) {
+        bf16_chunk<Arch, false>(table, r, i0, n, ops, n_ops, t, buf);
+        return;
+      }
     }
   }
   {  // float, f16, _Float16, and bf16 in small calls: the float kernels.

@@ -99,13 +99,14 @@ inline constexpr std::size_t row_registers = sizeof(fbatch<Arch>) == 64 ? 16 : 0
 // Whether a chunk of n pairs goes through the register path of half_f32_heads /
 // interleaved_f32_heads: its whole row as at most row_registers<Arch> vectors (half layout: c_a,
 // s_a, s_b, and c_b unless compact, per block of W pairs; interleaved: C and S per block of W
-// channels), and not 16-bit storage streamed in pairs of vectors.
+// channels), in pairs of blocks where 16-bit storage is streamed (one line per pair).
 template <class Arch, class T>
 constexpr bool row_in_registers(bool interleaved, bool compact, bool stream, std::size_t n) {
   constexpr std::size_t W = fbatch<Arch>::size;
-  if (stream && !std::is_same_v<T, float>) return false;
   const std::size_t per_block = interleaved ? 2 : (compact ? 3 : 4);
   const std::size_t blocks = interleaved ? 2 * n / W : n / W;
+  // 16-bit storage is streamed a line (two blocks) at a time.
+  if (stream && !std::is_same_v<T, float> && blocks % 2 != 0) return false;
   return blocks > 0 && blocks * per_block <= row_registers<Arch>;
 }
 
@@ -190,7 +191,7 @@ inline void half_f32_heads(const rope_operand<T>* ops, std::size_t n_ops, std::s
       // bf16: blocks j, j + 1 (one 64-byte line of each half) widened as even and odd elements
       // (widen_bf16: two instructions per vector, no reordering), the row put in that order once.
       std::size_t j0 = 0;
-      if constexpr (std::is_same_v<T, bf16>) {
+      if constexpr (std::is_same_v<T, bf16> && !Stream) {
         j0 = nb & ~std::size_t{1};
 #pragma GCC unroll 8
         for (std::size_t j = 0; j + 1 < MB; j += 2) {
@@ -207,6 +208,21 @@ inline void half_f32_heads(const rope_operand<T>* ops, std::size_t n_ops, std::s
         const T* x = ops[o].in.at(t, 0) + i0;
         T* y = ops[o].out.at(t, 0) + i0;
         for (std::size_t hd = 0; hd < heads; ++hd, x += in_step, y += out_step) {
+          if constexpr (Stream && !std::is_same_v<T, float>) {
+            // 16-bit, streamed: blocks j, j + 1 narrowed into one whole line (nb is even).
+#pragma GCC unroll 8
+            for (std::size_t j = 0; j + 1 < MB; j += 2) {
+              if (j + 1 >= nb) break;
+              const B a0 = load_operand<Arch>(x + j * W), a1 = load_operand<Arch>(x + j * W + W);
+              const B b0 = load_operand<Arch>(x + h + j * W);
+              const B b1 = load_operand<Arch>(x + h + j * W + W);
+              stream_narrowed2<Arch>(y + j * W, mul_add<Arch>(a0, c_a[j], b0 * s_a[j]),
+                                     mul_add<Arch>(a1, c_a[j + 1], b1 * s_a[j + 1]));
+              stream_narrowed2<Arch>(y + h + j * W, mul_add<Arch>(b0, c_b[j], a0 * s_b[j]),
+                                     mul_add<Arch>(b1, c_b[j + 1], a1 * s_b[j + 1]));
+            }
+            continue;
+          }
           if constexpr (std::is_same_v<T, bf16>) {
             const auto* xw = reinterpret_cast<const std::uint16_t*>(x);
             auto* yw = reinterpret_cast<std::uint16_t*>(y);
@@ -350,7 +366,7 @@ inline void interleaved_f32_heads(const rope_operand<T>* ops, std::size_t n_ops,
       // bf16: blocks m, m + 1 (one 64-byte line) widened as even and odd elements, which are the
       // a and b channels of 16 pairs: no lane swap, the row put in that order once.
       std::size_t m0 = 0;
-      if constexpr (std::is_same_v<T, bf16>) {
+      if constexpr (std::is_same_v<T, bf16> && !Stream) {
         m0 = nb & ~std::size_t{1};
 #pragma GCC unroll 8
         for (std::size_t m = 0; m + 1 < MB; m += 2) {
@@ -365,6 +381,18 @@ inline void interleaved_f32_heads(const rope_operand<T>* ops, std::size_t n_ops,
         const T* x = ops[o].in.at(t, 0) + 2 * i0;
         T* y = ops[o].out.at(t, 0) + 2 * i0;
         for (std::size_t hd = 0; hd < heads; ++hd, x += in_step, y += out_step) {
+          if constexpr (Stream && !std::is_same_v<T, float>) {
+            // 16-bit, streamed: blocks m, m + 1 narrowed into one whole line (nb is even).
+#pragma GCC unroll 8
+            for (std::size_t m = 0; m + 1 < MB; m += 2) {
+              if (m + 1 >= nb) break;
+              const B v0 = load_operand<Arch>(x + m * W), v1 = load_operand<Arch>(x + m * W + W);
+              stream_narrowed2<Arch>(y + m * W,
+                                     mul_add<Arch>(v0, c[m], swap_pairs<Arch>(v0) * sn[m]),
+                                     mul_add<Arch>(v1, c[m + 1], swap_pairs<Arch>(v1) * sn[m + 1]));
+            }
+            continue;
+          }
           if constexpr (std::is_same_v<T, bf16>) {
             const auto* xw = reinterpret_cast<const std::uint16_t*>(x);
             auto* yw = reinterpret_cast<std::uint16_t*>(y);
