@@ -66,7 +66,7 @@ kernel_error run_multi_axis(const rope_table& table, const multi_axis_map& map,
   const std::span<const pair_run> runs = map.runs();
   const bool by_runs = !own_frequency && compact && h <= row_chunk && !runs.empty();
   alignas(64) float scratch[row_chunk];
-  return run_rows<Arch, T>(table, all_ops, n_all, [&](std::size_t t, auto&& chunk) {
+  const auto row_of = [&](std::size_t t, auto&& chunk) {
     std::uint64_t p[max_position_streams];
     const float* rc[max_position_streams];
     const float* rs[max_position_streams];
@@ -162,7 +162,16 @@ kernel_error run_multi_axis(const rope_table& table, const multi_axis_map& map,
       }
       chunk(row_source{cbuf, sbuf, true}, i0, n);
     }
-  });
+  };
+  // Decode (simd/rope.hpp, run_decode): the token's row straight to apply_chunk.
+  if (decode_call(table, all_ops, n_all)) {
+    row_buffers buf;
+    row_of(0, [&](const row_source& r, std::size_t i0, std::size_t n) {
+      apply_chunk<Arch, T>(table, r, i0, n, all_ops, n_all, 0, buf, false, true);
+    });
+    return kernel_error::ok;
+  }
+  return run_rows<Arch, T>(table, all_ops, n_all, row_of);
 }
 
 }  // namespace detail

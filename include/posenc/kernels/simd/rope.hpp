@@ -311,16 +311,15 @@ kernel_error run_rows(const rope_table& table, const rope_operand<T>* all_ops, s
   return kernel_error::ok;
 }
 
-// Decode: one token whose row is in the table, one chunk of pairs, no channel past rotary_dim and
-// a small output: the row straight to apply_chunk, without run's and run_rows' general machinery
-// (its operand filter, sizes, streaming test, per-token callbacks and stack buffers measured about
-// 25 ns of a one-token call on AMD Zen 5: 0.4x a memcpy of the 8 KiB of a [1, 32, 128] f16
-// tensor). False, having written nothing, where the call is not such a call.
-template <class Arch, storage_type T>
-bool run_decode(const rope_table& table, const rope_operand<T>* ops, std::size_t n_ops,
-                token_positions pos) {
-  const std::size_t h = table.rotary_dim / 2;
-  if (n_ops < 1 || n_ops > 2 || h > row_chunk) return false;
+// Whether a call is a decode call: one token, one chunk of pairs, no channel past rotary_dim and a
+// small output. Decode, with the token's row in the table: the row straight to apply_chunk, without
+// run's and run_rows' general machinery (its operand filter, sizes, streaming test, per-token
+// callbacks and stack buffers measured about 25 ns of a one-token call on AMD Zen 5: 0.4x a memcpy
+// of the 8 KiB of a [1, 32, 128] f16 tensor). False, having written nothing, where the call is not
+// such a call.
+template <class T>
+bool decode_call(const rope_table& table, const rope_operand<T>* ops, std::size_t n_ops) {
+  if (n_ops < 1 || n_ops > 2 || table.rotary_dim / 2 > row_chunk) return false;
   // Each operand's output at most blocks_outer_max_bytes / n_ops (run_rows' blocks_outer, and
   // no streaming); heads * head_dim * sizeof(T) cannot overflow (check_view).
   const std::size_t max_bytes = n_ops == 2 ? blocks_outer_max_bytes / 2 : blocks_outer_max_bytes;
@@ -330,6 +329,14 @@ bool run_decode(const rope_table& table, const rope_operand<T>* ops, std::size_t
         y.heads * y.head_dim * sizeof(T) > max_bytes)
       return false;
   }
+  return true;
+}
+
+template <class Arch, storage_type T>
+bool run_decode(const rope_table& table, const rope_operand<T>* ops, std::size_t n_ops,
+                token_positions pos) {
+  if (!decode_call(table, ops, n_ops)) return false;
+  const std::size_t h = table.rotary_dim / 2;
   const std::uint64_t p = pos.at(0);
   if (p >= table.positions) return false;
   const std::size_t row = table.row_size();
