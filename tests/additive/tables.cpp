@@ -200,6 +200,12 @@ TEST_CASE("additive/sinusoidal invalid configs write nothing", "[tables]") {
   CHECK(build_sinusoidal_table<float>({4}, (std::size_t{1} << 32) + 1, out.data()) ==
         sinusoidal_error::positions);
   for (float x : out) CHECK(x == 7.0f);
+  // No positions: a null output is valid (no offset is applied to it), errors still reported.
+  CHECK(build_sinusoidal_table<float>({4}, 0, nullptr) == sinusoidal_error::ok);
+  CHECK(build_sinusoidal_table<double>({5, sinusoidal_layout::split}, 0, nullptr) ==
+        sinusoidal_error::ok);
+  CHECK(build_sinusoidal_table<float>({0}, 0, nullptr) == sinusoidal_error::dim);
+  CHECK(runtime_sinusoidal_table<float>::make({8}, 0).positions() == 0);
   runtime_sinusoidal_table<float> t;
   CHECK(runtime_sinusoidal_table<float>::try_make({0}, 4, t) == sinusoidal_error::dim);
   CHECK(t.positions() == 0);

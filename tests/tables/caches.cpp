@@ -344,6 +344,13 @@ TEST_CASE("tables/runtime_rope_cache: empty caches, sizes that overflow", "[tabl
   CHECK(zero.pairs() == 32);
   CHECK(zero.view().empty());
   CHECK(zero.attention_factor() == posenc::attention_factor(yarn_4::config));
+  // No positions: null outputs are valid (no offset is applied to them: UBSan's pointer-overflow
+  // check in the sanitizer stage), and an invalid config is still reported.
+  CHECK(posenc::build_rope_cache<float>(yarn_4::config, 0, nullptr, nullptr) == rope_error::ok);
+  CHECK(posenc::build_rope_cache<double>(llama_like::config, 0, nullptr, nullptr, 4096) ==
+        rope_error::ok);
+  CHECK(posenc::build_rope_cache<float>(rope_config{64, 63, 10000.0, rope_layout::half}, 0,
+                                        nullptr, nullptr) == rope_error::rotary_dim);
   // max_pos * pairs overflows std::size_t: reported by std::vector, never truncated.
   CHECK_THROWS_AS(posenc::runtime_rope_cache<float>::make(
                       yarn_4::config, std::numeric_limits<std::size_t>::max() / 4),

@@ -119,6 +119,7 @@ constexpr rope_error build_rope_cache(const rope_config& c, std::size_t position
                                       T* sin_out, std::uint64_t seq_len = 0) {
   static_assert(math::detail::is_float_or_double<T>, "posenc: tables are float or double");
   return spec_detail::write_if_valid(c, [&] {
+    if (positions == 0) return;  // the outputs may be null: no pointer arithmetic on them
     const std::size_t pairs = c.rotary_dim / 2;
     const math::dd af = attention_factor_dd(c);
     for (std::size_t i = 0; i < pairs; ++i) {

@@ -126,6 +126,7 @@ constexpr sinusoidal_error build_sinusoidal_table(const sinusoidal_config& c, st
   if (e != sinusoidal_error::ok) return e;
   if (static_cast<std::uint64_t>(positions) > (std::uint64_t{1} << 32))
     return sinusoidal_error::positions;
+  if (positions == 0) return sinusoidal_error::ok;  // out may be null: no pointer arithmetic on it
   const std::size_t d = c.dim;
   const std::uint32_t f = sinusoidal_frequencies(c);
   for (std::uint32_t k = 0; k < f; ++k) {
