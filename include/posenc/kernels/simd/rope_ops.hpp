@@ -87,8 +87,9 @@ struct swap_adjacent {
 };
 
 // AVX and AVX-512 take the in-lane vpermilps with an immediate: xsimd 8.1's swizzle emits the
-// cross-lane vpermps with an index register (three cycles of latency where vpermilps has one;
-// on AMD Zen 5 the f16 interleaved decode call's rotation got about x faster).
+// cross-lane vpermps with an index register (three cycles of latency where vpermilps has one; on
+// AMD Zen 5 an f16 interleaved call went from 3.35x to 3.24x memcpy at T = 1 and from 1.35x to
+// 0.99x at T = 4096: docs/benchmarks.md).
 template <class Arch>
 inline fbatch<Arch> swap_pairs(const fbatch<Arch>& v) {
 #if XSIMD_WITH_NEON
