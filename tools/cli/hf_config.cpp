@@ -239,6 +239,22 @@ json::parser_callback_t depth_limit(const std::string& source, std::uint64_t max
   };
 }
 
+// The object holding the language model's fields, and the prefix of its keys in messages:
+// multimodal configs (Gemma 3 4B and up, Llama 4, Qwen2-VL ...) keep them under text_config
+// (transformers' PretrainedConfig.get_text_config), unless the top level has them itself.
+struct model_object {
+  const json* model;
+  std::string prefix;  // "text_config." or empty
+};
+
+model_object model_object_of(const json& root) {
+  if (const auto it = root.find("text_config");
+      it != root.end() && it->is_object() && !root.contains("head_dim") &&
+      !root.contains("hidden_size") && !root.contains("num_attention_heads"))
+    return {&*it, "text_config."};
+  return {&root, ""};
+}
+
 config_draft draft_of(const json& root, const std::string& source, const source_options& options,
                       config_keys* keys);
 }  // namespace
@@ -267,15 +283,8 @@ temperature_keys load_temperature_keys(const std::string& path, std::uint64_t ma
       parse_json_file(path, max_bytes, byte_limit_text(max_bytes, max_config_bytes, "16 MiB"),
                       depth_limit(source, max_depth));
   // The model object as draft_of chooses it.
-  const json* model = &root;
-  std::string prefix;
-  if (const auto it = root.find("text_config");
-      it != root.end() && it->is_object() && !root.contains("head_dim") &&
-      !root.contains("hidden_size") && !root.contains("num_attention_heads")) {
-    model = &*it;
-    prefix = "text_config.";
-  }
-  const fields top(*model, source, prefix);
+  const model_object m = model_object_of(root);
+  const fields top(*m.model, source, m.prefix);
   temperature_keys t;
   if (const json* v = top.find("attn_temperature_tuning")) {
     if (v->is_boolean()) {
@@ -285,12 +294,12 @@ temperature_keys load_temperature_keys(const std::string& path, std::uint64_t ma
     } else {
       top.fail("attn_temperature_tuning", "must be a boolean or a number");
     }
-    t.attn_temperature_tuning_key = prefix + "attn_temperature_tuning";
+    t.attn_temperature_tuning_key = m.prefix + "attn_temperature_tuning";
   }
   t.floor_scale = top.number("floor_scale");
-  if (t.floor_scale) t.floor_scale_key = prefix + "floor_scale";
+  if (t.floor_scale) t.floor_scale_key = m.prefix + "floor_scale";
   t.attn_scale = top.number("attn_scale");
-  if (t.attn_scale) t.attn_scale_key = prefix + "attn_scale";
+  if (t.attn_scale) t.attn_scale_key = m.prefix + "attn_scale";
   return t;
 }
 
@@ -419,17 +428,10 @@ config_draft draft_of(const json& root, const std::string& source, const source_
                       config_keys* keys) {
   std::set<std::string> used;
   std::set<std::string> known;
-  // Multimodal configs (Gemma 3 4B and up, Llama 4, Qwen2-VL ...) keep the language model's
-  // fields under text_config (transformers' PretrainedConfig.get_text_config).
-  const json* model = &root;
-  std::string prefix;
-  if (const auto it = root.find("text_config");
-      it != root.end() && it->is_object() && !root.contains("head_dim") &&
-      !root.contains("hidden_size") && !root.contains("num_attention_heads")) {
-    model = &*it;
-    prefix = "text_config.";
-    used.insert("text_config");
-  }
+  const model_object m = model_object_of(root);
+  if (m.model != &root) used.insert("text_config");
+  const json* model = m.model;
+  const std::string& prefix = m.prefix;
   const fields top(*model, source, prefix, &used);
 
   const rope_choice choice = choose_rope(top, *model, options, known);
