@@ -46,14 +46,15 @@ template <class T>
 concept entry_storage_type =
     std::is_same_v<T, float> || std::is_same_v<T, bf16> || std::is_same_v<T, f16>;
 
-// Arguments pass by value into kernels compiled in other translation units (each ISA's): plain
-// data only.
+// Arguments pass into kernels compiled in other translation units (each ISA's), views and
+// positions by const reference (detail/kernel_list.hpp says why): plain data only.
 static_assert(std::is_trivially_copyable_v<token_positions> &&
               std::is_trivially_copyable_v<rope_table>);
 
 // <member>_fn<T>: the function pointer type of each kernel of the list (apply_fn,
 // apply_in_place_fn, apply_qk_fn, add_sinusoidal_fn, add_sinusoidal_in_place_fn, add_learned_fn,
-// add_learned_in_place_fn, add_alibi_bias_fn), the signature of its header-only kernel.
+// add_learned_in_place_fn, add_alibi_bias_fn), the signature of its SIMD kernel
+// (simd::<function><Arch, T>).
 #define POSENC_KERNEL_FN(T, group, member, function, reference, params, args) \
   template <entry_storage_type T>                                             \
   using member##_fn = kernel_error(*) params;

@@ -167,15 +167,16 @@ struct codec<_Float16> {
 
 // ---- runners ----------------------------------------------------------------------------------
 
+// The signatures of the dispatch library's kernels (posenc/kernels/detail/kernel_list.hpp).
 template <class T>
 struct Runner {
-  using apply_t = pk::kernel_error (*)(const pk::rope_table&, pk::tensor_view<const T>,
-                                       pk::tensor_view<T>, pk::token_positions);
-  using in_place_t = pk::kernel_error (*)(const pk::rope_table&, pk::tensor_view<T>,
-                                          pk::token_positions);
-  using qk_t = pk::kernel_error (*)(const pk::rope_table&, pk::tensor_view<const T>,
-                                    pk::tensor_view<T>, pk::tensor_view<const T>,
-                                    pk::tensor_view<T>, pk::token_positions);
+  using apply_t = pk::kernel_error (*)(const pk::rope_table&, const pk::tensor_view<const T>&,
+                                       const pk::tensor_view<T>&, const pk::token_positions&);
+  using in_place_t = pk::kernel_error (*)(const pk::rope_table&, const pk::tensor_view<T>&,
+                                          const pk::token_positions&);
+  using qk_t = pk::kernel_error (*)(const pk::rope_table&, const pk::tensor_view<const T>&,
+                                    const pk::tensor_view<T>&, const pk::tensor_view<const T>&,
+                                    const pk::tensor_view<T>&, const pk::token_positions&);
   std::string name;
   std::size_t width;
   apply_t apply;
@@ -192,9 +193,19 @@ std::size_t width_of(std::string_view isa) {
 
 template <class T>
 Runner<T> header_runner() {
+  // The header-only entry points take their views by value: called through lambdas of the
+  // runner's signatures.
   return {std::string("header-only ") + pk::build_arch_name, width_of(pk::build_arch_name),
-          static_cast<typename Runner<T>::apply_t>(&pk::apply_rope<T>),
-          static_cast<typename Runner<T>::in_place_t>(&pk::apply_rope<T>), &pk::apply_rope_qk<T>};
+          [](const pk::rope_table& table, const pk::tensor_view<const T>& in,
+             const pk::tensor_view<T>& out,
+             const pk::token_positions& pos) { return pk::apply_rope<T>(table, in, out, pos); },
+          [](const pk::rope_table& table, const pk::tensor_view<T>& x,
+             const pk::token_positions& pos) { return pk::apply_rope<T>(table, x, pos); },
+          [](const pk::rope_table& table, const pk::tensor_view<const T>& q_in,
+             const pk::tensor_view<T>& q_out, const pk::tensor_view<const T>& k_in,
+             const pk::tensor_view<T>& k_out, const pk::token_positions& pos) {
+            return pk::apply_rope_qk<T>(table, q_in, q_out, k_in, k_out, pos);
+          }};
 }
 
 // POSENC_SWEEP_ISA=<name> (tests/emulated): only the dispatch entry of that name, which must be

@@ -30,10 +30,10 @@ void add_rows(const kernels::detail::table_rows<U>& t, const tensor_view<const T
       std::size_t c = 0;
       for (; c + N <= n; c += N)
         store_narrowed<Arch>(dst + c, load_widened<Arch>(src + c) + load_widened<Arch>(r + c));
-      if constexpr (std::is_same_v<T, float> && std::is_same_v<U, float>) {
-        for (; c < n; ++c) dst[c] = src[c] + r[c];
-      } else if (c < n) {
-        // The last n - c < N elements as one partial vector, converted like the others.
+      if (c < n) {
+        // The last n - c < N elements as one partial vector, converted like the others (for
+        // float too: GCC 12 reports a scalar loop here, inlined into calls whose arguments it
+        // sees, as one whose iteration 2^62 - 1 is undefined, -Waggressive-loop-optimizations).
         store_narrowed_n<Arch>(
             dst + c, load_widened_n<Arch>(src + c, n - c) + load_widened_n<Arch>(r + c, n - c),
             n - c);

@@ -70,7 +70,7 @@ void alibi_span(T* row, std::size_t j0, std::size_t j1, float m, std::int64_t a,
 }  // namespace detail
 
 template <class Arch, storage_type T>
-kernel_error add_alibi_bias(std::span<const float> slopes, score_view<T> scores,
+kernel_error add_alibi_bias(std::span<const float> slopes, const score_view<T>& scores,
                             alibi_variant variant, std::uint64_t q_offset, std::uint64_t k_offset) {
   if (const kernel_error e =
           kernels::detail::check_alibi(slopes, scores, variant, q_offset, k_offset);

@@ -181,7 +181,7 @@ kernel_error run_multi_axis(const rope_table& table, const multi_axis_map& map,
 // bits as multi_axis_rope_reference(table, map, in, out, streams, fma_mode_of<Arch>).
 template <class Arch, storage_type T>
 kernel_error apply_multi_axis_rope(const rope_table& table, const multi_axis_map& map,
-                                   tensor_view<const T> in, tensor_view<T> out,
+                                   const tensor_view<const T>& in, const tensor_view<T>& out,
                                    std::span<const token_positions> streams) {
   if (const kernel_error e = check_multi_axis_call(table, map, in, out, streams);
       e != kernel_error::ok)
@@ -193,7 +193,7 @@ kernel_error apply_multi_axis_rope(const rope_table& table, const multi_axis_map
 // The same with the span of sources: the map is checked and built per call (a pass over it).
 template <class Arch, storage_type T>
 kernel_error apply_multi_axis_rope(const rope_table& table, std::span<const pair_source> sources,
-                                   tensor_view<const T> in, tensor_view<T> out,
+                                   const tensor_view<const T>& in, const tensor_view<T>& out,
                                    std::span<const token_positions> streams) {
   multi_axis_map map;
   if (const kernel_error e = check_multi_axis_call(table, sources, in, out, streams, &map);
@@ -206,12 +206,14 @@ kernel_error apply_multi_axis_rope(const rope_table& table, std::span<const pair
 // In place.
 template <class Arch, storage_type T>
 kernel_error apply_multi_axis_rope(const rope_table& table, const multi_axis_map& map,
-                                   tensor_view<T> x, std::span<const token_positions> streams) {
+                                   const tensor_view<T>& x,
+                                   std::span<const token_positions> streams) {
   return apply_multi_axis_rope<Arch, T>(table, map, tensor_view<const T>(x), x, streams);
 }
 template <class Arch, storage_type T>
 kernel_error apply_multi_axis_rope(const rope_table& table, std::span<const pair_source> sources,
-                                   tensor_view<T> x, std::span<const token_positions> streams) {
+                                   const tensor_view<T>& x,
+                                   std::span<const token_positions> streams) {
   return apply_multi_axis_rope<Arch, T>(table, sources, tensor_view<const T>(x), x, streams);
 }
 
@@ -219,8 +221,8 @@ kernel_error apply_multi_axis_rope(const rope_table& table, std::span<const pair
 // must not share elements (see check_rope_qk_call).
 template <class Arch, storage_type T>
 kernel_error apply_multi_axis_rope_qk(const rope_table& table, const multi_axis_map& map,
-                                      tensor_view<const T> q_in, tensor_view<T> q_out,
-                                      tensor_view<const T> k_in, tensor_view<T> k_out,
+                                      const tensor_view<const T>& q_in, const tensor_view<T>& q_out,
+                                      const tensor_view<const T>& k_in, const tensor_view<T>& k_out,
                                       std::span<const token_positions> streams) {
   if (const kernel_error e = check_multi_axis_call(table, map, q_in, q_out, streams);
       e != kernel_error::ok)
@@ -234,8 +236,8 @@ kernel_error apply_multi_axis_rope_qk(const rope_table& table, const multi_axis_
 }
 template <class Arch, storage_type T>
 kernel_error apply_multi_axis_rope_qk(const rope_table& table, std::span<const pair_source> sources,
-                                      tensor_view<const T> q_in, tensor_view<T> q_out,
-                                      tensor_view<const T> k_in, tensor_view<T> k_out,
+                                      const tensor_view<const T>& q_in, const tensor_view<T>& q_out,
+                                      const tensor_view<const T>& k_in, const tensor_view<T>& k_out,
                                       std::span<const token_positions> streams) {
   multi_axis_map map;
   if (const kernel_error e = check_multi_axis_call(table, sources, q_in, q_out, streams, &map);

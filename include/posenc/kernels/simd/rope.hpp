@@ -381,8 +381,8 @@ kernel_error run(const rope_table& table, const rope_operand<T>* all_ops, std::s
 // everything first (check_rope_call) and writes nothing on error. Same bits as
 // rope_reference(table, in, out, pos, fma_mode_of<Arch>).
 template <class Arch, storage_type T>
-kernel_error apply_rope(const rope_table& table, tensor_view<const T> in, tensor_view<T> out,
-                        token_positions pos) {
+kernel_error apply_rope(const rope_table& table, const tensor_view<const T>& in,
+                        const tensor_view<T>& out, const token_positions& pos) {
   if (const kernel_error e = check_rope_call(table, in, out, pos); e != kernel_error::ok) return e;
   const detail::rope_operand<T> op{in, out};
   if (detail::run_decode<Arch, T>(table, &op, 1, pos)) return kernel_error::ok;
@@ -391,15 +391,17 @@ kernel_error apply_rope(const rope_table& table, tensor_view<const T> in, tensor
 
 // In place.
 template <class Arch, storage_type T>
-kernel_error apply_rope(const rope_table& table, tensor_view<T> x, token_positions pos) {
+kernel_error apply_rope(const rope_table& table, const tensor_view<T>& x,
+                        const token_positions& pos) {
   return apply_rope<Arch, T>(table, tensor_view<const T>(x), x, pos);
 }
 
 // q and k with one position list, token by token (each table row is read or computed once for
 // both). q and k must not share elements (see check_rope_qk_call).
 template <class Arch, storage_type T>
-kernel_error apply_rope_qk(const rope_table& table, tensor_view<const T> q_in, tensor_view<T> q_out,
-                           tensor_view<const T> k_in, tensor_view<T> k_out, token_positions pos) {
+kernel_error apply_rope_qk(const rope_table& table, const tensor_view<const T>& q_in,
+                           const tensor_view<T>& q_out, const tensor_view<const T>& k_in,
+                           const tensor_view<T>& k_out, const token_positions& pos) {
   if (const kernel_error e = check_rope_qk_call(table, q_in, q_out, k_in, k_out, pos);
       e != kernel_error::ok)
     return e;

@@ -14,14 +14,15 @@
 namespace posenc::kernels::simd {
 
 template <class Arch, storage_type T>
-kernel_error add_sinusoidal(const sinusoidal_table_view<float>& table, tensor_view<const T> in,
-                            tensor_view<T> out, token_positions pos) {
+kernel_error add_sinusoidal(const sinusoidal_table_view<float>& table,
+                            const tensor_view<const T>& in, const tensor_view<T>& out,
+                            const token_positions& pos) {
   return detail::add_table<Arch>(kernels::detail::rows_of(table), in, out, pos);
 }
 
 template <class Arch, storage_type T>
-kernel_error add_sinusoidal(const sinusoidal_table_view<float>& table, tensor_view<T> x,
-                            token_positions pos) {
+kernel_error add_sinusoidal(const sinusoidal_table_view<float>& table, const tensor_view<T>& x,
+                            const token_positions& pos) {
   return add_sinusoidal<Arch, T>(table, tensor_view<const T>(x), x, pos);
 }
 

@@ -48,8 +48,8 @@ constexpr std::size_t t5_clamp(std::int64_t v, std::size_t hi) {
 }  // namespace detail
 
 template <class Arch, storage_type T>
-kernel_error add_t5_bias(const t5_bias_view& bias, score_view<T> scores, std::uint64_t q_offset,
-                         std::uint64_t k_offset) {
+kernel_error add_t5_bias(const t5_bias_view& bias, const score_view<T>& scores,
+                         std::uint64_t q_offset, std::uint64_t k_offset) {
   if (const kernel_error e = kernels::detail::check_t5(bias, scores, q_offset, k_offset);
       e != kernel_error::ok)
     return e;

@@ -18,8 +18,8 @@
 namespace posenc::kernels::simd {
 
 template <class Arch, storage_type T>
-kernel_error apply_query_scale(std::span<const float> scales, tensor_view<const T> in,
-                               tensor_view<T> out, token_positions pos) {
+kernel_error apply_query_scale(std::span<const float> scales, const tensor_view<const T>& in,
+                               const tensor_view<T>& out, const token_positions& pos) {
   if (const kernel_error e = kernels::detail::check_query_scale(scales, in, out, pos);
       e != kernel_error::ok)
     return e;
@@ -47,8 +47,8 @@ kernel_error apply_query_scale(std::span<const float> scales, tensor_view<const 
 }
 
 template <class Arch, storage_type T>
-kernel_error apply_query_scale(std::span<const float> scales, tensor_view<T> x,
-                               token_positions pos) {
+kernel_error apply_query_scale(std::span<const float> scales, const tensor_view<T>& x,
+                               const token_positions& pos) {
   return apply_query_scale<Arch, T>(scales, tensor_view<const T>(x), x, pos);
 }
 
