@@ -264,8 +264,7 @@ inline void half_f32_heads(const rope_operand<T>* ops, std::size_t n_ops, std::s
 #pragma GCC unroll 16
             for (std::size_t j = 0; j < MB; ++j) {
               if (j >= nb) break;
-              store_rotated<Arch, false>(y + h + j * W,
-                                         mul_add<Arch>(b[j], c_b[j], a[j] * s_b[j]));
+              store_rotated<Arch, false>(y + h + j * W, mul_add<Arch>(b[j], c_b[j], a[j] * s_b[j]));
             }
             continue;
           }
