@@ -5,7 +5,6 @@
 #pragma once
 
 #include <cstddef>
-#include <type_traits>
 
 #include <posenc/kernels/detail/additive.hpp>
 #include <posenc/kernels/detail/batch.hpp>
