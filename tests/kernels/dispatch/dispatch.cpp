@@ -399,6 +399,58 @@ TEST_CASE("kernels/dispatch: every kernel on every supported ISA == rope_referen
   }
 }
 
+// Calls whose output is over 512 KiB (simd::detail::blocks_outer_max_bytes) but under the
+// streaming threshold take the large-call loop orders (with AVX-512 the register path reading
+// each head of the f32 half layout in address order, elsewhere head by head): bit for bit the
+// reference all the same, out of place and in place, dense and padded.
+template <posenc::storage_type T>
+void check_large_call(const d::isa_kernels& isa) {
+  const d::rope_kernels<T>& kern = isa.rope<T>();
+  constexpr std::size_t tokens = 40, hd = 128;
+  constexpr std::size_t heads = sizeof(T) == 4 ? 32 : 64;  // 640 KiB of output either way
+  static_assert(tokens <= cached_rows && tokens * heads * hd * sizeof(T) > (512u << 10));
+  rng g;
+  for (const rope_layout layout : {rope_layout::half, rope_layout::interleaved}) {
+    const tables tab(hd, hd, layout);
+    for (const auto fmt : {k::rope_table_format::compact, k::rope_table_format::expanded}) {
+      const k::rope_table table = tab.get(fmt, false);
+      for (const strides st : {strides::dense, strides::padded}) {
+        INFO(isa.name << " " << posenc::storage_name<T>() << " layout "
+                      << (layout == rope_layout::half ? "half" : "interleaved") << " format "
+                      << (fmt == k::rope_table_format::compact ? "compact" : "expanded")
+                      << " strides " << static_cast<int>(st));
+        const std::size_t n = elements(tokens, heads, hd, st);
+        const std::vector<T> in = random_buffer<T>(n, g);
+        const auto in_view = make_view<const T>(in.data(), tokens, heads, hd, st);
+        const k::token_positions pos = k::token_positions::from(3);
+        std::vector<T> want = random_buffer<T>(n, g), got = want;
+        REQUIRE(k::rope_reference<T>(table, in_view, make_view(want.data(), tokens, heads, hd, st),
+                                     pos, isa.fma) == k::kernel_error::ok);
+        CHECK(kern.apply(table, in_view, make_view(got.data(), tokens, heads, hd, st), pos) ==
+              k::kernel_error::ok);
+        CHECK(same_bytes(want, got));
+        std::vector<T> got_ip = in;
+        CHECK(kern.apply_in_place(table, make_view(got_ip.data(), tokens, heads, hd, st), pos) ==
+              k::kernel_error::ok);
+        std::vector<T> want_ip = in;
+        REQUIRE(k::rope_reference<T>(table, make_view(want_ip.data(), tokens, heads, hd, st), pos,
+                                     isa.fma) == k::kernel_error::ok);
+        CHECK(same_bytes(want_ip, got_ip));
+      }
+    }
+  }
+}
+
+TEST_CASE("kernels/dispatch: calls over 512 KiB on every supported ISA == rope_reference",
+          "[dispatch]") {
+  for (const d::isa_kernels& isa : d::compiled_isas()) {
+    if (!isa.supported) continue;
+    check_large_call<float>(isa);
+    check_large_call<bf16>(isa);
+    check_large_call<f16>(isa);
+  }
+}
+
 TEST_CASE("kernels/dispatch: the dispatched entry points use active()", "[dispatch]") {
   const d::isa_kernels& isa = d::active();
   const tables tab(64, 64, rope_layout::half);

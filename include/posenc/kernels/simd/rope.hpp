@@ -212,10 +212,11 @@ void apply_chunk(const rope_table& table, const row_source& r, std::size_t i0, s
       } else if (inter) {
         interleaved_f32_heads<Arch, Stream>(hops, n_hops, t, i0, n, C, S);
       } else if (r.compact) {
-        half_f32_heads<Arch, true, Stream>(hops, n_hops, t, h, i0, n, r.cos, r.sin, r.cos, r.sin);
+        half_f32_heads<Arch, true, Stream>(hops, n_hops, t, h, i0, n, r.cos, r.sin, r.cos, r.sin,
+                                           !blocks_outer);
       } else {
         half_f32_heads<Arch, false, Stream>(hops, n_hops, t, h, i0, n, r.cos + i0, r.sin + i0,
-                                            r.cos + h + i0, r.sin + h + i0);
+                                            r.cos + h + i0, r.sin + h + i0, !blocks_outer);
       }
     };
     if constexpr (has_stream<Arch>) {
