@@ -163,8 +163,9 @@ struct rope_operand {
 // Half layout, pairs [i0, i0 + n) of token t; the rows are indexed by k = i - i0. Compact:
 // c = ca, s_b = sb, s_a = -sb (ca == cb and sa == sb are the compact row); expanded: four rows in
 // channel order. Stream with 16-bit T: blocks of 2W pairs, each channel's two vectors one line.
-// in_address_order: float storage, register path, not streamed: each head's a blocks are all
-// loaded before its b blocks (for calls whose data come from beyond L2; see there).
+// in_address_order (float storage, register path, not streamed): each head's a blocks are all
+// loaded before its b blocks; the driver sets it for calls over blocks_outer_max_bytes (the
+// register path's comment says why).
 template <class Arch, bool Compact, bool Stream, class T>
 inline void half_f32_heads(const rope_operand<T>* ops, std::size_t n_ops, std::size_t t,
                            std::size_t h, std::size_t i0, std::size_t n, const float* ca,
