@@ -163,11 +163,10 @@ kernel_error run_multi_axis(const rope_table& table, const multi_axis_map& map,
       chunk(row_source{cbuf, sbuf, true}, i0, n);
     }
   };
-  // Decode (simd/rope.hpp, run_decode): the token's row straight to apply_chunk.
+  // Decode (simd/rope.hpp, run_decode): the token's row straight to decode_chunk.
   if (decode_call(table, all_ops, n_all)) {
-    row_buffers buf;
     row_of(0, [&](const row_source& r, std::size_t i0, std::size_t n) {
-      apply_chunk<Arch, T>(table, r, i0, n, all_ops, n_all, 0, buf, false, true);
+      decode_chunk<Arch, T>(table, r, i0, n, all_ops, n_all);
     });
     return kernel_error::ok;
   }

@@ -163,13 +163,37 @@ void bf16_chunk(const rope_table& table, const row_source& r, std::size_t i0, st
   }
 }
 
+// The float bodies for the pairs [i0, i0 + n) of token t's row (source r), every head of every
+// operand. float, f16 and _Float16 share them: 16-bit storage is widened and narrowed a vector at a
+// time (detail/batch.hpp), streamed two vectors (one line) at a time. compact_in_registers: the
+// interleaved compact row goes to the register path as it is (compact_row_in_registers); C, S:
+// otherwise an interleaved row in expanded channel order (unused in the half layout).
+template <class Arch, bool Stream, class T>
+inline void float_heads(const rope_table& table, const row_source& r, std::size_t i0, std::size_t n,
+                        const rope_operand<T>* ops, std::size_t n_ops, std::size_t t,
+                        bool compact_in_registers, const float* C, const float* S,
+                        bool in_address_order) {
+  const std::size_t h = table.rotary_dim / 2;
+  if (compact_in_registers) {
+    if constexpr (!Stream)
+      interleaved_f32_heads<Arch, false, T, true>(ops, n_ops, t, i0, n, r.cos, r.sin);
+  } else if (table.layout == rope_layout::interleaved) {
+    interleaved_f32_heads<Arch, Stream>(ops, n_ops, t, i0, n, C, S);
+  } else if (r.compact) {
+    half_f32_heads<Arch, true, Stream>(ops, n_ops, t, h, i0, n, r.cos, r.sin, r.cos, r.sin,
+                                       in_address_order);
+  } else {
+    half_f32_heads<Arch, false, Stream>(ops, n_ops, t, h, i0, n, r.cos + i0, r.sin + i0,
+                                        r.cos + h + i0, r.sin + h + i0, in_address_order);
+  }
+}
+
 // Applies the pairs [i0, i0 + n) of token t's row (source r) to every head of every operand.
 template <class Arch, class T>
 void apply_chunk(const rope_table& table, const row_source& r, std::size_t i0, std::size_t n,
                  const rope_operand<T>* ops, std::size_t n_ops, std::size_t t, row_buffers& buf,
                  bool stream, bool blocks_outer) {
   static_assert(sizeof(bf16) == 2 && sizeof(f16) == 2);
-  const std::size_t h = table.rotary_dim / 2;
   const bool inter = table.layout == rope_layout::interleaved;
   if constexpr (std::is_same_v<T, bf16>) {
     static_assert(std::endian::native == std::endian::little,
@@ -203,21 +227,9 @@ void apply_chunk(const rope_table& table, const row_source& r, std::size_t i0, s
         S = r.sin + 2 * i0;
       }
     }
-    // float, f16 and _Float16 share the bodies: 16-bit storage is widened and narrowed a vector
-    // at a time (detail/batch.hpp), streamed two vectors (one line) at a time.
     const auto heads = [&]<bool Stream>(const rope_operand<T>* hops, std::size_t n_hops) {
-      if (compact_in_registers) {
-        if constexpr (!Stream)
-          interleaved_f32_heads<Arch, false, T, true>(hops, n_hops, t, i0, n, r.cos, r.sin);
-      } else if (inter) {
-        interleaved_f32_heads<Arch, Stream>(hops, n_hops, t, i0, n, C, S);
-      } else if (r.compact) {
-        half_f32_heads<Arch, true, Stream>(hops, n_hops, t, h, i0, n, r.cos, r.sin, r.cos, r.sin,
-                                           !blocks_outer);
-      } else {
-        half_f32_heads<Arch, false, Stream>(hops, n_hops, t, h, i0, n, r.cos + i0, r.sin + i0,
-                                            r.cos + h + i0, r.sin + h + i0, !blocks_outer);
-      }
+      float_heads<Arch, Stream, T>(table, r, i0, n, hops, n_hops, t, compact_in_registers, C, S,
+                                   !blocks_outer);
     };
     if constexpr (has_stream<Arch>) {
       if (stream) {
@@ -333,19 +345,49 @@ bool decode_call(const rope_table& table, const rope_operand<T>* ops, std::size_
   return true;
 }
 
+// A compact interleaved row too long for the registers, in a decode call: expanded into stack
+// rows by apply_chunk (a function of its own, so that decode_chunk has no 4 KiB frame).
+template <class Arch, storage_type T>
+[[gnu::noinline]] void decode_chunk_buffered(const rope_table& table, const row_source& r,
+                                             std::size_t i0, std::size_t n,
+                                             const rope_operand<T>* ops, std::size_t n_ops) {
+  row_buffers buf;
+  apply_chunk<Arch, T>(table, r, i0, n, ops, n_ops, 0, buf, false, true);
+}
+
+// The pairs [i0, i0 + n) of a decode call's one token (decode_call): what apply_chunk does for it
+// (not streamed, blocks outside; bf16 too goes to the float bodies there), with a row that needs
+// no buffer sent to the float bodies straight. Through apply_chunk, with its 4 KiB of stack rows
+// and its other cases, a [1, 1, 128] f16 call through the dispatch library took 3-5 ns more, and
+// the benchmark's [1, 32, 128] f16 half-layout call 2.9-3.0x memcpy instead of 2.7-2.8x (AMD Zen
+// 5). Always inlined: one call less per decode call.
+template <class Arch, storage_type T>
+[[gnu::always_inline]] inline void decode_chunk(const rope_table& table, const row_source& r,
+                                                std::size_t i0, std::size_t n,
+                                                const rope_operand<T>* ops, std::size_t n_ops) {
+  const bool inter = table.layout == rope_layout::interleaved;
+  const bool compact_in_registers = inter && r.compact && compact_row_in_registers<Arch, T>(n);
+  if (inter && r.compact && !compact_in_registers) {
+    decode_chunk_buffered<Arch, T>(table, r, i0, n, ops, n_ops);
+    return;
+  }
+  const float* C = inter && !r.compact ? r.cos + 2 * i0 : nullptr;
+  const float* S = inter && !r.compact ? r.sin + 2 * i0 : nullptr;
+  float_heads<Arch, false, T>(table, r, i0, n, ops, n_ops, 0, compact_in_registers, C, S, false);
+}
+
 template <class Arch, storage_type T>
 bool run_decode(const rope_table& table, const rope_operand<T>* ops, std::size_t n_ops,
                 token_positions pos) {
   if (!decode_call(table, ops, n_ops)) return false;
-  const std::size_t h = table.rotary_dim / 2;
   const std::uint64_t p = pos.at(0);
   if (p >= table.positions) return false;
   const std::size_t row = table.row_size();
-  const float* cs = table.cos + static_cast<std::size_t>(p) * row;
-  const float* sn = table.sin + static_cast<std::size_t>(p) * row;
-  row_buffers buf;
-  apply_chunk<Arch, T>(table, row_source{cs, sn, table.format == rope_table_format::compact}, 0, h,
-                       ops, n_ops, 0, buf, false, true);
+  decode_chunk<Arch, T>(table,
+                        row_source{table.cos + static_cast<std::size_t>(p) * row,
+                                   table.sin + static_cast<std::size_t>(p) * row,
+                                   table.format == rope_table_format::compact},
+                        0, table.rotary_dim / 2, ops, n_ops);
   return true;
 }
 
