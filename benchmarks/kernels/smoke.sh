@@ -49,7 +49,12 @@ for layout in half interleaved; do
       done
     done
   done
+  # The conversion baseline: f16 only.
+  for t in 1 16; do
+    grep -Eq "^$layout,convert_copy,f16,$t,1,[0-9]+\.[0-9],[0-9]+\.[0-9]{3}\$" "$csv" ||
+      fail "$csv: no row $layout,convert_copy,f16,$t,1"
+  done
 done
 rows=$(grep -vc '^#' "$csv")
-[[ $rows == $((1 + 2 * 13 * 3 * 2)) ]] || fail "$csv: $rows lines, expected 1 + 156"
+[[ $rows == $((1 + 2 * 13 * 3 * 2 + 2 * 2)) ]] || fail "$csv: $rows lines, expected 1 + 160"
 echo "kernels_smoke: facts and $((rows - 1)) rows"
