@@ -1,17 +1,13 @@
 // convert_copy (convert_copy.hpp). Compiled without ISA flags: the AVX-512 and F16C bodies carry
-// target attributes and run only where __builtin_cpu_supports says the CPU has them. Each vector
-// is loaded, widened, narrowed and stored on its own, as in the kernels' f16 bodies (one
-// vcvtph2ps per loaded vector, one vcvtps2ph per stored one).
+// target attributes and run only where the CPU has them (__builtin_cpu_supports; CPUID for F16C).
+// Each vector is loaded, widened, narrowed and stored on its own, as in the kernels' f16 bodies
+// (one vcvtph2ps per loaded vector, one vcvtps2ph into a register per stored one).
 #include "convert_copy.hpp"
 
-#include <cstdint>
+#include "x86.hpp"
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#if POSENC_BENCH_X86
 #include <cpuid.h>
-#include <immintrin.h>
-#define POSENC_BENCH_X86 1
-#else
-#define POSENC_BENCH_X86 0
 #endif
 
 namespace posenc_bench {

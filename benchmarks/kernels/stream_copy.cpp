@@ -15,12 +15,7 @@
 #include <cstdint>
 #include <cstring>
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include <immintrin.h>
-#define POSENC_BENCH_X86 1
-#else
-#define POSENC_BENCH_X86 0
-#endif
+#include "x86.hpp"
 
 namespace posenc_bench {
 
