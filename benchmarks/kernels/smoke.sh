@@ -2,7 +2,8 @@
 # benchmarks/kernels_smoke: posenc-bench-kernels on T = 1 and 16, a few iterations per benchmark
 # (a build and wiring check, not a measurement). Fails unless the run exits 0 (every strategy's
 # output equals rope_reference's, every copy copies), prints its facts first, writes them at the
-# top of the summary, and the summary has a row for every strategy x dtype x layout x T.
+# top of the summary, and the summary has a row for every strategy x dtype x layout x T
+# (convert_copy: f16 only).
 #   smoke.sh BENCH SUMMARY.csv
 set -u
 bench=$1 csv=$2
