@@ -167,12 +167,18 @@ void bf16_chunk(const rope_table& table, const row_source& r, std::size_t i0, st
 // operand. float, f16 and _Float16 share them: 16-bit storage is widened and narrowed a vector at a
 // time (detail/batch.hpp), streamed two vectors (one line) at a time. compact_in_registers: the
 // interleaved compact row goes to the register path as it is (compact_row_in_registers); C, S:
-// otherwise an interleaved row in expanded channel order (unused in the half layout).
+// otherwise an interleaved row in expanded channel order (unused in the half layout). Always
+// inlined, like run_decode: in the dispatch library, whose ISA translation units instantiate
+// every kernel for three storage types, GCC 12 kept both out of line (check_rope_call too), three
+// calls between a decode call and its body: about 5 ns of a [1, 1, 128] f16 call, 28 ns -> 23 ns
+// (AMD Zen 5).
 template <class Arch, bool Stream, class T>
-inline void float_heads(const rope_table& table, const row_source& r, std::size_t i0, std::size_t n,
-                        const rope_operand<T>* ops, std::size_t n_ops, std::size_t t,
-                        bool compact_in_registers, const float* C, const float* S,
-                        bool in_address_order) {
+[[gnu::always_inline]] inline void float_heads(const rope_table& table, const row_source& r,
+                                               std::size_t i0, std::size_t n,
+                                               const rope_operand<T>* ops, std::size_t n_ops,
+                                               std::size_t t, bool compact_in_registers,
+                                               const float* C, const float* S,
+                                               bool in_address_order) {
   const std::size_t h = table.rotary_dim / 2;
   if (compact_in_registers) {
     if constexpr (!Stream)
@@ -325,11 +331,11 @@ kernel_error run_rows(const rope_table& table, const rope_operand<T>* all_ops, s
 }
 
 // Whether a call is a decode call: one token, one chunk of pairs, no channel past rotary_dim and a
-// small output. Decode, with the token's row in the table: the row straight to apply_chunk, without
-// run's and run_rows' general machinery (its operand filter, sizes, streaming test, per-token
-// callbacks and stack buffers measured about 25 ns of a one-token call on AMD Zen 5: 0.4x a memcpy
-// of the 8 KiB of a [1, 32, 128] f16 tensor). False, having written nothing, where the call is not
-// such a call.
+// small output. Decode, with the token's row in the table: the row straight to decode_chunk,
+// without run's and run_rows' general machinery (its operand filter, sizes, streaming test,
+// per-token callbacks and stack buffers measured about 25 ns of a one-token call on AMD Zen 5:
+// 0.4x a memcpy of the 8 KiB of a [1, 32, 128] f16 tensor). False, having written nothing, where
+// the call is not such a call.
 template <class T>
 bool decode_call(const rope_table& table, const rope_operand<T>* ops, std::size_t n_ops) {
   if (n_ops < 1 || n_ops > 2 || table.rotary_dim / 2 > row_chunk) return false;
@@ -376,9 +382,11 @@ template <class Arch, storage_type T>
   float_heads<Arch, false, T>(table, r, i0, n, ops, n_ops, 0, compact_in_registers, C, S, false);
 }
 
+// A decode call's row sent to decode_chunk, or false (nothing written) where the call is not one
+// (decode_call) or its position is past the table. Always inlined (see float_heads).
 template <class Arch, storage_type T>
-bool run_decode(const rope_table& table, const rope_operand<T>* ops, std::size_t n_ops,
-                token_positions pos) {
+[[gnu::always_inline]] inline bool run_decode(const rope_table& table, const rope_operand<T>* ops,
+                                              std::size_t n_ops, token_positions pos) {
   if (!decode_call(table, ops, n_ops)) return false;
   const std::uint64_t p = pos.at(0);
   if (p >= table.positions) return false;
