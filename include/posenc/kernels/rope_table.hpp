@@ -44,6 +44,23 @@ namespace posenc::kernels {
 
 enum class rope_table_format : std::uint8_t { compact, expanded };
 
+// How a kernel writes a call's output. Streaming (non-temporal) stores write whole cache lines
+// without reading them first and leave them out of the caches: right for an output that does not
+// fit there anyway, wrong for one that the next operation reads while it is still cached.
+// - automatic: streaming stores for a call that writes at least stream_threshold_bytes, ordinary
+//   stores below;
+// - streaming: streaming stores whatever the call's size: for each part of a larger call split
+//   over threads (table_for_part), whose parts are each under the threshold;
+// - cached: ordinary stores at every size.
+// Streaming needs AVX-512 and an output whose vector stores each cover one whole, aligned 64-byte
+// line (docs/kernels.md); elsewhere every mode writes the same way. The results are the same bits
+// in every mode.
+enum class output_stores : std::uint8_t { automatic, streaming, cached };
+
+// Bytes of output from which a call with automatic stores streams them (32 MiB: the last-level
+// cache of one AMD Zen 5 CCD; an output this size does not stay in the caches).
+inline constexpr std::size_t stream_threshold_bytes = std::size_t{32} << 20;
+
 struct rope_table {
   const float* cos = nullptr;
   const float* sin = nullptr;
@@ -51,6 +68,7 @@ struct rope_table {
   std::uint32_t rotary_dim = 0;
   rope_layout layout = rope_layout::half;
   rope_table_format format = rope_table_format::compact;
+  output_stores stores = output_stores::automatic;  // how the kernels write the output
   // Optional: compute rows at or past `positions` from this configuration (not owned; must
   // outlive the call), at HF sequence length seq_len (see frequencies/rope.hpp).
   const rope_config* on_the_fly = nullptr;
@@ -94,6 +112,17 @@ constexpr rope_table on_the_fly_table(const rope_config& c, std::uint64_t seq_le
   return t;
 }
 
+// The table for one part of a call that is split over threads (or an engine's pool, token_slice
+// in kernels/threads.hpp) and writes call_output_bytes in all: automatic stores become streaming
+// where the whole call would stream, so that every part writes the way the one call would; the
+// other modes are kept. A part writes less than the call, so without this it would not stream.
+constexpr rope_table table_for_part(const rope_table& t, std::size_t call_output_bytes) {
+  rope_table part = t;
+  if (part.stores == output_stores::automatic && call_output_bytes >= stream_threshold_bytes)
+    part.stores = output_stores::streaming;
+  return part;
+}
+
 // The same with a temporary configuration would return a table pointing at a destroyed object:
 // compile errors, whose text shows the comment on the line that names the function. Keep the
 // configuration in a variable (or a static constexpr member) that outlives the table.
@@ -108,6 +137,9 @@ constexpr kernel_error check_table(const rope_table& t) {
   if (t.format != rope_table_format::compact && t.format != rope_table_format::expanded)
     return kernel_error::invalid_argument;
   if (t.layout != rope_layout::half && t.layout != rope_layout::interleaved)
+    return kernel_error::invalid_argument;
+  if (t.stores != output_stores::automatic && t.stores != output_stores::streaming &&
+      t.stores != output_stores::cached)
     return kernel_error::invalid_argument;
   if (t.rotary_dim < 2 || t.rotary_dim % 2 != 0) return kernel_error::rotary_dim_mismatch;
   if (t.positions > 0 && (t.cos == nullptr || t.sin == nullptr)) return kernel_error::null_data;

@@ -5,10 +5,14 @@
 // token_slice(view, range) and token_slice(positions, range) (query_slice for ALiBi's score rows).
 // The results are those of one call on all tokens, bit for bit: each token's output depends only
 // on that token's input and position, and the table (seq_len included) is the same in every part.
+// For RoPE, each part takes table_for_part(table, bytes the whole call writes) (rope_table.hpp),
+// so that the parts of a call large enough to stream its stores stream them too (each part alone
+// would be under the threshold).
 //
 // apply_rope_threaded / apply_rope_qk_threaded do this with std::thread for the RoPE entry points:
 // the whole call is checked first (check_rope_call, check_rope_qk_call), so on error nothing is
-// written, then the parts run on threads - 1 new threads and the calling thread.
+// written, then the parts run on threads - 1 new threads and the calling thread, with the table
+// of table_for_part.
 // kernels::apply_rope_threaded uses the header-only kernels (posenc/kernels/rope.hpp, the build's
 // architecture); kernels::dispatch::apply_rope_threaded the dispatch library's entry points (link
 // posenc_kernels).
@@ -120,13 +124,22 @@ kernel_error for_each_token_range(std::size_t threads, std::size_t tokens, Part&
 
 namespace detail {
 
+// Bytes of the elements of a view that passed check_view (their count fits in std::size_t as T
+// objects, so this cannot overflow).
+template <class T>
+constexpr std::size_t output_bytes(const tensor_view<T>& v) {
+  return v.tokens * v.heads * v.head_dim * sizeof(T);
+}
+
 template <storage_type T, class Apply>
 kernel_error rope_threaded(std::size_t threads, const rope_table& table, tensor_view<const T> in,
                            tensor_view<T> out, token_positions pos, Apply apply) {
   if (const kernel_error e = check_rope_call<T>(table, in, out, pos); e != kernel_error::ok)
     return e;
+  // Every part stores the way the whole call would (checked: the size cannot overflow).
+  const rope_table part = table_for_part(table, output_bytes(out));
   return for_each_token_range(threads, in.tokens, [&](token_range r) {
-    return apply(table, token_slice(in, r), token_slice(out, r), token_slice(pos, r));
+    return apply(part, token_slice(in, r), token_slice(out, r), token_slice(pos, r));
   });
 }
 
@@ -138,8 +151,13 @@ kernel_error rope_qk_threaded(std::size_t threads, const rope_table& table,
   if (const kernel_error e = check_rope_qk_call<T>(table, q_in, q_out, k_in, k_out, pos);
       e != kernel_error::ok)
     return e;
+  const std::size_t q_bytes = output_bytes(q_out), k_bytes = output_bytes(k_out);
+  const std::size_t bytes = q_bytes > static_cast<std::size_t>(-1) - k_bytes
+                                ? static_cast<std::size_t>(-1)
+                                : q_bytes + k_bytes;
+  const rope_table part = table_for_part(table, bytes);
   return for_each_token_range(threads, q_in.tokens, [&](token_range r) {
-    return apply_qk(table, token_slice(q_in, r), token_slice(q_out, r), token_slice(k_in, r),
+    return apply_qk(part, token_slice(q_in, r), token_slice(q_out, r), token_slice(k_in, r),
                     token_slice(k_out, r), token_slice(pos, r));
   });
 }

@@ -11,6 +11,7 @@
 #include <posenc/kernels/rope_reference.hpp>
 #include <posenc/tables/runtime_rope_cache.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstdlib>
@@ -448,6 +449,75 @@ TEST_CASE("kernels/dispatch: calls over 512 KiB on every supported ISA == rope_r
     check_large_call<float>(isa);
     check_large_call<bf16>(isa);
     check_large_call<f16>(isa);
+  }
+}
+
+// Streaming stores asked for by the table (output_stores::streaming, what the parts of a threaded
+// call get) on calls of any size: on AVX-512 the streamed bodies (a 64-byte aligned output; f32
+// one vector to a line, 16-bit two), elsewhere ordinary stores. Bit for bit the reference either
+// way, for apply, apply_in_place and apply_qk, with rows that are a whole number of lines (128)
+// and rows that end in a partial vector (rotary_dim 100 of 128, the rest copied).
+template <posenc::storage_type T>
+void check_streamed_call(const d::isa_kernels& isa) {
+  const d::rope_kernels<T>& kern = isa.rope<T>();
+  constexpr std::size_t tokens = 5, heads = 4, hd = 128, n = tokens * heads * hd;
+  rng g;
+  // 64-byte aligned copies of a buffer (q, k and their outputs), with room to align.
+  struct aligned {
+    std::vector<T> v = std::vector<T>(n + 64);
+    T* p = nullptr;
+    explicit aligned(const std::vector<T>& from) {
+      p = v.data();
+      while (reinterpret_cast<std::uintptr_t>(p) % 64 != 0) ++p;
+      std::copy(from.begin(), from.end(), p);
+    }
+    std::vector<T> contents() const { return std::vector<T>(p, p + n); }
+  };
+  for (const std::uint32_t rotary : {128u, 100u}) {
+    for (const rope_layout layout : {rope_layout::half, rope_layout::interleaved}) {
+      const tables tab(hd, rotary, layout);
+      for (const auto fmt : {k::rope_table_format::compact, k::rope_table_format::expanded}) {
+        k::rope_table table = tab.get(fmt, false);
+        table.stores = k::output_stores::streaming;
+        INFO(isa.name << " " << posenc::storage_name<T>() << " rotary_dim " << rotary << " layout "
+                      << (layout == rope_layout::half ? "half" : "interleaved") << " format "
+                      << (fmt == k::rope_table_format::compact ? "compact" : "expanded"));
+        const std::vector<T> q = random_buffer<T>(n, g), kk = random_buffer<T>(n, g);
+        const k::token_positions pos = k::token_positions::from(9);
+        std::vector<T> want_q = random_buffer<T>(n, g), want_k = want_q;
+        aligned q_in(q), k_in(kk), q_out(want_q), k_out(want_k);
+        const auto qv = k::dense<const T>(q_in.p, tokens, heads, hd);
+        const auto kv = k::dense<const T>(k_in.p, tokens, heads, hd);
+        REQUIRE(k::rope_reference<T>(table, k::dense<const T>(q.data(), tokens, heads, hd),
+                                     k::dense(want_q.data(), tokens, heads, hd), pos,
+                                     isa.fma) == k::kernel_error::ok);
+        REQUIRE(k::rope_reference<T>(table, k::dense<const T>(kk.data(), tokens, heads, hd),
+                                     k::dense(want_k.data(), tokens, heads, hd), pos,
+                                     isa.fma) == k::kernel_error::ok);
+        CHECK(kern.apply(table, qv, k::dense(q_out.p, tokens, heads, hd), pos) ==
+              k::kernel_error::ok);
+        CHECK(same_bytes(want_q, q_out.contents()));
+        aligned in_place(q);
+        CHECK(kern.apply_in_place(table, k::dense(in_place.p, tokens, heads, hd), pos) ==
+              k::kernel_error::ok);
+        CHECK(same_bytes(want_q, in_place.contents()));
+        aligned q2(random_buffer<T>(n, g)), k2(random_buffer<T>(n, g));
+        CHECK(kern.apply_qk(table, qv, k::dense(q2.p, tokens, heads, hd), kv,
+                            k::dense(k2.p, tokens, heads, hd), pos) == k::kernel_error::ok);
+        CHECK(same_bytes(want_q, q2.contents()));
+        CHECK(same_bytes(want_k, k2.contents()));
+      }
+    }
+  }
+}
+
+TEST_CASE("kernels/dispatch: streaming stores at any size on every supported ISA == rope_reference",
+          "[dispatch]") {
+  for (const d::isa_kernels& isa : d::compiled_isas()) {
+    if (!isa.supported) continue;
+    check_streamed_call<float>(isa);
+    check_streamed_call<bf16>(isa);
+    check_streamed_call<f16>(isa);
   }
 }
 

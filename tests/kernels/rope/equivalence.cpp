@@ -502,6 +502,21 @@ void check_large_calls(std::size_t tokens, std::uint32_t rotary_dim = 128) {
   }
 }
 
+TEST_CASE("kernels/rope: a call streams its stores by the table's output_stores and its size",
+          "[rope]") {
+  using simd::detail::streams;
+  using S = pk::output_stores;
+  constexpr std::size_t threshold = pk::stream_threshold_bytes, huge = std::size_t{1} << 40;
+  static_assert(simd::detail::stream_threshold_bytes == threshold);
+  CHECK_FALSE(streams(S::automatic, true, threshold - 1));
+  CHECK(streams(S::automatic, true, threshold));
+  CHECK(streams(S::streaming, true, 0));
+  CHECK(streams(S::streaming, true, huge));
+  CHECK_FALSE(streams(S::cached, true, huge));
+  // An output whose vector stores are not whole, aligned lines never streams.
+  for (const S s : {S::automatic, S::streaming, S::cached}) CHECK_FALSE(streams(s, false, huge));
+}
+
 TEST_CASE("kernels/rope: large calls (head by head, streaming stores) match the reference",
           "[rope]") {
   static_assert(simd::detail::stream_threshold_bytes > simd::detail::blocks_outer_max_bytes);

@@ -411,6 +411,9 @@ TEST_CASE("kernels/rope: every error is reported and writes nothing", "[rope]") 
     t = good;
     t.layout = static_cast<rope_layout>(9);
     expect_error("invalid layout", E::invalid_argument, t, in, out, pos0, out_buf, in_buf);
+    t = good;
+    t.stores = static_cast<pk::output_stores>(3);
+    expect_error("invalid output_stores", E::invalid_argument, t, in, out, pos0, out_buf, in_buf);
   }
   // In place: an error leaves the tensor as it was.
   {

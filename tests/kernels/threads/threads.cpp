@@ -261,6 +261,68 @@ TEST_CASE("kernels/threads: for_each_token_range runs every part once, errors in
   CHECK(e == k::kernel_error::overlap);
 }
 
+TEST_CASE("kernels/threads: each part stores the way its whole call would", "[threads]") {
+  const k::rope_table t = table();
+  REQUIRE(t.stores == k::output_stores::automatic);
+  CHECK(k::stream_threshold_bytes == std::size_t{32} << 20);
+  // automatic streams from the threshold on; a part of such a call is told to stream.
+  CHECK(k::table_for_part(t, k::stream_threshold_bytes - 1).stores == k::output_stores::automatic);
+  CHECK(k::table_for_part(t, k::stream_threshold_bytes).stores == k::output_stores::streaming);
+  // An explicit mode is the caller's choice at every size.
+  for (const k::output_stores s : {k::output_stores::streaming, k::output_stores::cached}) {
+    k::rope_table u = t;
+    u.stores = s;
+    CHECK(k::table_for_part(u, 0).stores == s);
+    CHECK(k::table_for_part(u, std::size_t{1} << 40).stores == s);
+  }
+  // Nothing else changes.
+  const k::rope_table p = k::table_for_part(t, std::size_t{1} << 40);
+  CHECK(p.cos == t.cos);
+  CHECK(p.sin == t.sin);
+  CHECK(p.positions == t.positions);
+  CHECK(p.rotary_dim == t.rotary_dim);
+  CHECK(p.layout == t.layout);
+  CHECK(p.format == t.format);
+  CHECK(p.on_the_fly == t.on_the_fly);
+  CHECK(p.seq_len == t.seq_len);
+
+  // The threaded entry points hand every part that table: a call that writes exactly the
+  // threshold (2 tokens of one 4 Mi-float head, out of place) and one that writes a token less.
+  const std::size_t big_dim = k::stream_threshold_bytes / sizeof(float) / 2;
+  std::vector<float> in(2 * big_dim), out(2 * big_dim);
+  for (const std::size_t tokens : {std::size_t{2}, std::size_t{1}}) {
+    const k::tensor_view<const float> iv{in.data(), tokens, 1, big_dim, big_dim, big_dim};
+    const k::tensor_view<float> ov{out.data(), tokens, 1, big_dim, big_dim, big_dim};
+    std::vector<k::output_stores> seen(tokens, static_cast<k::output_stores>(9));
+    const auto record = [&](const k::rope_table& part, k::tensor_view<const float> i,
+                            k::tensor_view<float>, k::token_positions) {
+      seen[static_cast<std::size_t>(i.data - in.data()) / big_dim] = part.stores;
+      return k::kernel_error::ok;
+    };
+    REQUIRE(k::detail::rope_threaded<float>(2, t, iv, ov, k::token_positions::from(0), record) ==
+            k::kernel_error::ok);
+    const k::output_stores want =
+        tokens == 2 ? k::output_stores::streaming : k::output_stores::automatic;
+    for (const k::output_stores s : seen) CHECK(s == want);
+    // q and k together: each half of the threshold.
+    std::vector<k::output_stores> seen_qk(2 * tokens, static_cast<k::output_stores>(9));
+    const k::tensor_view<const float> half_in{in.data(), tokens, 1, big_dim / 2, big_dim, big_dim};
+    const k::tensor_view<float> q_out{out.data(), tokens, 1, big_dim / 2, big_dim, big_dim};
+    const k::tensor_view<float> k_out{
+        out.data() + big_dim / 2, tokens, 1, big_dim / 2, big_dim, big_dim};
+    const auto record_qk = [&](const k::rope_table& part, k::tensor_view<const float> qi,
+                               k::tensor_view<float>, k::tensor_view<const float>,
+                               k::tensor_view<float>, k::token_positions) {
+      seen_qk[static_cast<std::size_t>(qi.data - in.data()) / big_dim] = part.stores;
+      return k::kernel_error::ok;
+    };
+    REQUIRE(k::detail::rope_qk_threaded<float>(2, t, half_in, q_out, half_in, k_out,
+                                               k::token_positions::from(0),
+                                               record_qk) == k::kernel_error::ok);
+    for (std::size_t i = 0; i < tokens; ++i) CHECK(seen_qk[i] == want);
+  }
+}
+
 TEMPLATE_TEST_CASE("kernels/threads: threaded RoPE == rope_reference on the whole call",
                    "[threads]", float, bf16, f16) {
   SECTION("header-only kernels") {

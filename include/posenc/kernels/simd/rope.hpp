@@ -262,6 +262,13 @@ void apply_chunk(const rope_table& table, const row_source& r, std::size_t i0, s
   }
 }
 
+// Whether a call streams its stores, on an ISA that can (has_stream): aligned (every vector store
+// one whole, aligned 64-byte line), and by the table's output_stores (kernels/rope_table.hpp).
+constexpr bool streams(output_stores stores, bool aligned, std::size_t out_bytes) {
+  return aligned && (stores == output_stores::streaming ||
+                     (stores == output_stores::automatic && out_bytes >= stream_threshold_bytes));
+}
+
 // The driver: every token of every operand, row_of(t, chunk) calling chunk(r, i0, n) for the
 // chunks of token t's row in order (n <= row_chunk each).
 template <class Arch, storage_type T, class RowOf>
@@ -304,7 +311,7 @@ kernel_error run_rows(const rope_table& table, const rope_operand<T>* all_ops, s
       aligned = aligned && reinterpret_cast<std::uintptr_t>(y.data) % 64 == 0 &&
                 y.token_stride % E == 0 && y.head_stride % E == 0;
     }
-    stream = aligned && out_bytes >= stream_threshold_bytes;
+    stream = streams(table.stores, aligned, out_bytes);
   }
   row_buffers buf;
   for (std::size_t t = 0; t < tokens; ++t) {
@@ -330,15 +337,17 @@ kernel_error run_rows(const rope_table& table, const rope_operand<T>* all_ops, s
   return kernel_error::ok;
 }
 
-// Whether a call is a decode call: one token, one chunk of pairs, no channel past rotary_dim and a
-// small output. Decode, with the token's row in the table: the row straight to decode_chunk,
-// without run's and run_rows' general machinery (its operand filter, sizes, streaming test,
-// per-token callbacks and stack buffers measured about 25 ns of a one-token call on AMD Zen 5:
-// 0.4x a memcpy of the 8 KiB of a [1, 32, 128] f16 tensor). False, having written nothing, where
-// the call is not such a call.
+// Whether a call is a decode call: one token, one chunk of pairs, no channel past rotary_dim, a
+// small output and stores not asked to stream. Decode, with the token's row in the table: the row
+// straight to decode_chunk, without run's and run_rows' general machinery (its operand filter,
+// sizes, streaming test, per-token callbacks and stack buffers measured about 25 ns of a one-token
+// call on AMD Zen 5: 0.4x a memcpy of the 8 KiB of a [1, 32, 128] f16 tensor). False, having
+// written nothing, where the call is not such a call.
 template <class T>
 bool decode_call(const rope_table& table, const rope_operand<T>* ops, std::size_t n_ops) {
-  if (n_ops < 1 || n_ops > 2 || table.rotary_dim / 2 > row_chunk) return false;
+  if (n_ops < 1 || n_ops > 2 || table.rotary_dim / 2 > row_chunk ||
+      table.stores == output_stores::streaming)
+    return false;
   // Each operand's output at most blocks_outer_max_bytes / n_ops (run_rows' blocks_outer, and
   // no streaming); heads * head_dim * sizeof(T) cannot overflow (check_view).
   const std::size_t max_bytes = n_ops == 2 ? blocks_outer_max_bytes / 2 : blocks_outer_max_bytes;

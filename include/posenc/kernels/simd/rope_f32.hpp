@@ -24,12 +24,13 @@
 
 namespace posenc::kernels::simd::detail {
 
-// Outputs of at least this many bytes per call are written with non-temporal (streaming) stores
-// where the ISA has them and every vector store is aligned: such outputs do not fit in the
-// caches anyway, and a streaming store writes a whole line without first reading it (ordinary
-// stores read each line of the output before overwriting it, a third memory stream besides the
-// input and the output). Smaller outputs stay in the cache for whatever reads them next.
-inline constexpr std::size_t stream_threshold_bytes = std::size_t{32} << 20;
+// Outputs of at least stream_threshold_bytes per call (kernels/rope_table.hpp; or any size, by the
+// table's output_stores) are written with non-temporal (streaming) stores where the ISA has them
+// and every vector store is aligned: such outputs do not fit in the caches anyway, and a
+// streaming store writes a whole line without first reading it (ordinary stores read each line of
+// the output before overwriting it, a third memory stream besides the input and the output).
+// Smaller outputs stay in the cache for whatever reads them next.
+using kernels::stream_threshold_bytes;
 
 // Calls writing at most this many bytes loop over heads inside each block of the row when the
 // row does not fit in registers (see run_rows).
