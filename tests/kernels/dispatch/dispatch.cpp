@@ -485,7 +485,7 @@ void check_streamed_call(const d::isa_kernels& isa) {
         const std::vector<T> q = random_buffer<T>(n, g), kk = random_buffer<T>(n, g);
         const k::token_positions pos = k::token_positions::from(9);
         std::vector<T> want_q = random_buffer<T>(n, g), want_k = want_q;
-        aligned q_in(q), k_in(kk), q_out(want_q), k_out(want_k);
+        aligned q_in(q), k_in(kk), q_out(want_q);
         const auto qv = k::dense<const T>(q_in.p, tokens, heads, hd);
         const auto kv = k::dense<const T>(k_in.p, tokens, heads, hd);
         REQUIRE(k::rope_reference<T>(table, k::dense<const T>(q.data(), tokens, heads, hd),
