@@ -402,22 +402,24 @@ TEST_CASE("kernels/dispatch: every kernel on every supported ISA == rope_referen
 
 // Calls whose output is over 512 KiB (simd::detail::blocks_outer_max_bytes) but under the
 // streaming threshold take the large-call loop orders (with AVX-512 the register path reading
-// each head of the f32 half layout in address order, elsewhere head by head): bit for bit the
-// reference all the same, out of place and in place, dense and padded.
+// each head of the f32 half layout in address order, elsewhere heads outside and the row's
+// blocks inside): bit for bit the reference all the same, out of place and in place, dense and
+// padded, with a whole row and with rotary_dim 100 (rows that end in a partial vector).
 template <posenc::storage_type T>
-void check_large_call(const d::isa_kernels& isa) {
+void check_large_call(const d::isa_kernels& isa, std::uint32_t rotary_dim) {
   const d::rope_kernels<T>& kern = isa.rope<T>();
   constexpr std::size_t tokens = 40, hd = 128;
   constexpr std::size_t heads = sizeof(T) == 4 ? 32 : 64;  // 640 KiB of output either way
   static_assert(tokens <= cached_rows && tokens * heads * hd * sizeof(T) > (512u << 10));
   rng g;
   for (const rope_layout layout : {rope_layout::half, rope_layout::interleaved}) {
-    const tables tab(hd, hd, layout);
+    const tables tab(hd, rotary_dim, layout);
     for (const auto fmt : {k::rope_table_format::compact, k::rope_table_format::expanded}) {
       const k::rope_table table = tab.get(fmt, false);
       for (const strides st : {strides::dense, strides::padded}) {
-        INFO(isa.name << " " << posenc::storage_name<T>() << " layout "
-                      << (layout == rope_layout::half ? "half" : "interleaved") << " format "
+        INFO(isa.name << " " << posenc::storage_name<T>() << " rotary_dim " << rotary_dim
+                      << " layout " << (layout == rope_layout::half ? "half" : "interleaved")
+                      << " format "
                       << (fmt == k::rope_table_format::compact ? "compact" : "expanded")
                       << " strides " << static_cast<int>(st));
         const std::size_t n = elements(tokens, heads, hd, st);
@@ -446,9 +448,11 @@ TEST_CASE("kernels/dispatch: calls over 512 KiB on every supported ISA == rope_r
           "[dispatch]") {
   for (const d::isa_kernels& isa : d::compiled_isas()) {
     if (!isa.supported) continue;
-    check_large_call<float>(isa);
-    check_large_call<bf16>(isa);
-    check_large_call<f16>(isa);
+    for (const std::uint32_t rotary_dim : {128u, 100u}) {
+      check_large_call<float>(isa, rotary_dim);
+      check_large_call<bf16>(isa, rotary_dim);
+      check_large_call<f16>(isa, rotary_dim);
+    }
   }
 }
 

@@ -450,10 +450,12 @@ TEST_CASE("kernels/rope: NaN inputs (one per pair) match the reference", "[rope]
 // 16-bit ones two vectors to a line) from simd::detail::stream_threshold_bytes on. Their results
 // are the reference's all the same. Only the build-time architecture is run (these sizes are slow
 // under sanitizers). A rotary_dim of 100 leaves rows that are not a whole number of vector blocks
-// (the bf16 bodies' lane order and the streamed blocks end in partial ones).
+// (the bf16 bodies' lane order, the streamed blocks and the head-by-head loops end in partial
+// ones); a head_dim of 256 gives rows too long for the AVX-512 register path.
 template <class T>
-void check_large_calls(std::size_t tokens, std::uint32_t rotary_dim = 128) {
-  constexpr std::size_t heads = 32, head_dim = 128;
+void check_large_calls(std::size_t tokens, std::uint32_t rotary_dim = 128,
+                       std::uint32_t head_dim = 128) {
+  constexpr std::size_t heads = 32;
   const std::size_t n = tokens * heads * head_dim;
   REQUIRE(n * sizeof(T) > simd::detail::blocks_outer_max_bytes);
   std::mt19937_64 rng(20261130);
@@ -533,4 +535,8 @@ TEST_CASE("kernels/rope: large calls (head by head, streaming stores) match the 
     check_large_calls<f16>(80);
   }
   check_large_calls<bf16>(80, 100);
+  check_large_calls<float>(40, 100);
+  check_large_calls<f16>(80, 100);
+  check_large_calls<float>(20, 256, 256);
+  check_large_calls<f16>(40, 256, 256);
 }

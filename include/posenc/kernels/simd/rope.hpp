@@ -171,8 +171,8 @@ void bf16_chunk(const rope_table& table, const row_source& r, std::size_t i0, st
 // inlined, like run_decode: in the dispatch library, whose ISA translation units instantiate
 // every kernel for three storage types, GCC 12 kept both out of line (check_rope_call too), three
 // calls between a decode call and its body: about 5 ns of a [1, 1, 128] f16 call, 28 ns -> 23 ns
-// (AMD Zen 5).
-template <class Arch, bool Stream, class T>
+// (AMD Zen 5). Decode: called by the decode path (inline_body below).
+template <class Arch, bool Stream, class T, bool Decode = false>
 [[gnu::always_inline]] inline void float_heads(const rope_table& table, const row_source& r,
                                                std::size_t i0, std::size_t n,
                                                const rope_operand<T>* ops, std::size_t n_ops,
@@ -180,17 +180,62 @@ template <class Arch, bool Stream, class T>
                                                const float* C, const float* S,
                                                bool in_address_order) {
   const std::size_t h = table.rotary_dim / 2;
+  const bool inter = table.layout == rope_layout::interleaved;
+  // The pairs [i0 + done, i0 + n) go to the bodies below; the compact half-layout rows are
+  // indexed from pair i0, the expanded ones by channel.
+  std::size_t done = 0;
+  if constexpr (!Stream && !std::is_same_v<T, bf16>) {
+    // Large calls past the register path: heads outside and the row's whole vector blocks inside
+    // (half_heads_outside, rope_f32.hpp), the rest (under a vector of pairs) by the bodies. (bf16
+    // rows past the register path have bodies of their own in large calls: apply_chunk.)
+    constexpr std::size_t W = fbatch<Arch>::size;
+    if (in_address_order && !compact_in_registers &&
+        !row_in_registers<Arch, T>(inter, r.compact, false, n)) {
+      if (inter) {
+        const std::size_t channels = 2 * n / W * W;
+        interleaved_heads_outside<Arch, T>(ops, n_ops, t, 2 * i0, channels, C, S);
+        done = channels / 2;
+      } else {
+        done = n / W * W;
+        if (r.compact)
+          half_heads_outside<Arch, true, T>(ops, n_ops, t, h, i0, done, r.cos, r.sin, r.cos, r.sin);
+        else
+          half_heads_outside<Arch, false, T>(ops, n_ops, t, h, i0, done, r.cos + i0, r.sin + i0,
+                                             r.cos + h + i0, r.sin + h + i0);
+      }
+      if (done == n) return;
+    }
+  }
+  // Decode calls inline the bodies where those have no register path (SSE, AVX2, NEON): small
+  // bodies, of which GCC 12 kept some out of line (half_f32_heads says what that cost). The
+  // AVX-512 bodies, several times larger, stay where the compiler puts them.
+  constexpr bool inline_body = Decode && row_registers<Arch> == 0;
+  const auto half = [&]<bool Compact>(const float* ca, const float* sa, const float* cb,
+                                      const float* sb) {
+    if constexpr (inline_body)
+      half_f32_heads_body<Arch, Compact, Stream>(ops, n_ops, t, h, i0 + done, n - done, ca, sa, cb,
+                                                 sb, in_address_order);
+    else
+      half_f32_heads<Arch, Compact, Stream>(ops, n_ops, t, h, i0 + done, n - done, ca, sa, cb, sb,
+                                            in_address_order);
+  };
+  const auto interleaved = [&]<bool CompactRow>(const float* c, const float* s) {
+    const std::size_t from = CompactRow ? 0 : done;
+    if constexpr (inline_body)
+      interleaved_f32_heads_body<Arch, Stream, T, CompactRow>(ops, n_ops, t, i0 + from, n - from, c,
+                                                              s);
+    else
+      interleaved_f32_heads<Arch, Stream, T, CompactRow>(ops, n_ops, t, i0 + from, n - from, c, s);
+  };
   if (compact_in_registers) {
-    if constexpr (!Stream)
-      interleaved_f32_heads<Arch, false, T, true>(ops, n_ops, t, i0, n, r.cos, r.sin);
-  } else if (table.layout == rope_layout::interleaved) {
-    interleaved_f32_heads<Arch, Stream>(ops, n_ops, t, i0, n, C, S);
+    if constexpr (!Stream) interleaved.template operator()<true>(r.cos, r.sin);
+  } else if (inter) {
+    interleaved.template operator()<false>(C + 2 * done, S + 2 * done);
   } else if (r.compact) {
-    half_f32_heads<Arch, true, Stream>(ops, n_ops, t, h, i0, n, r.cos, r.sin, r.cos, r.sin,
-                                       in_address_order);
+    half.template operator()<true>(r.cos + done, r.sin + done, r.cos + done, r.sin + done);
   } else {
-    half_f32_heads<Arch, false, Stream>(ops, n_ops, t, h, i0, n, r.cos + i0, r.sin + i0,
-                                        r.cos + h + i0, r.sin + h + i0, in_address_order);
+    const std::size_t a = i0 + done;
+    half.template operator()<false>(r.cos + a, r.sin + a, r.cos + h + a, r.sin + h + a);
   }
 }
 
@@ -243,22 +288,7 @@ void apply_chunk(const rope_table& table, const row_source& r, std::size_t i0, s
         return;
       }
     }
-    // A row that fits in registers is read once per token and every head is walked in address
-    // order (the register path of the bodies), at every call size.
-    if (blocks_outer || row_in_registers<Arch, T>(inter, r.compact, false, n)) {
-      heads.template operator()<false>(ops, n_ops);
-    } else {
-      // Head by head: the order in which large tensors stream through memory.
-      for (std::size_t o = 0; o < n_ops; ++o) {
-        for (std::size_t hd = 0; hd < ops[o].in.heads; ++hd) {
-          rope_operand<T> one = ops[o];
-          one.in.data += hd * one.in.head_stride;
-          one.out.data += hd * one.out.head_stride;
-          one.in.heads = one.out.heads = 1;
-          heads.template operator()<false>(&one, 1);
-        }
-      }
-    }
+    heads.template operator()<false>(ops, n_ops);
   }
 }
 
@@ -298,7 +328,7 @@ kernel_error run_rows(const rope_table& table, const rope_operand<T>* all_ops, s
   // A row that fits in registers goes head by head in address order at every size (the register
   // path of rope_f32.hpp). Otherwise small calls (decode) run blocks of the row outside and heads
   // inside, reusing each block of cos/sin from registers for every head; large ones go head by
-  // head, streaming through memory.
+  // head, streaming through memory (heads outside, the row's blocks inside, reloaded from L1).
   const bool blocks_outer = out_bytes <= blocks_outer_max_bytes;
   bool stream = false;
   if constexpr (has_stream<Arch>) {
@@ -388,7 +418,8 @@ template <class Arch, storage_type T>
   }
   const float* C = inter && !r.compact ? r.cos + 2 * i0 : nullptr;
   const float* S = inter && !r.compact ? r.sin + 2 * i0 : nullptr;
-  float_heads<Arch, false, T>(table, r, i0, n, ops, n_ops, 0, compact_in_registers, C, S, false);
+  float_heads<Arch, false, T, true>(table, r, i0, n, ops, n_ops, 0, compact_in_registers, C, S,
+                                    false);
 }
 
 // A decode call's row sent to decode_chunk, or false (nothing written) where the call is not one

@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include <posenc/kernels/detail/batch.hpp>
@@ -152,7 +153,8 @@ constexpr bool compact_row_in_registers(std::size_t n) {
 // for all heads: a row that fits in row_registers<Arch> vectors is loaded once and the heads are
 // walked one after the other in address order (the register path); a longer row loops over its
 // vector blocks outside and heads inside, each block loaded once per token and kept in registers
-// for every head.
+// for every head, in small calls, and heads outside and blocks inside in large ones
+// (half_heads_outside, interleaved_heads_outside, called by the driver).
 
 // One tensor (in, out) of a call.
 template <class T>
@@ -161,17 +163,116 @@ struct rope_operand {
   tensor_view<T> out;
 };
 
+// Large calls past the register path (in_address_order): heads outside, the row's blocks inside,
+// each block reloaded from L1 for every head. The half layout's pairs [i0, i0 + len) of token t
+// (len a multiple of W, at most row_chunk), rows indexed from pair i0 as in half_f32_heads. Large
+// calls used to run one call of the body per head, with a tensor view built for each: 1.5-1.8x
+// memcpy at [512, 32, 128] f32 with AVX2 against 1.1x (AMD Zen 5). In small calls (data in L1 and
+// L2) this order measured faster for some rows and slower for others than blocks outside and
+// heads inside (docs/benchmarks.md, "The AVX2 entry on the same CPU"), which they keep. Out of
+// line (one call per token), and called by the driver (float_heads) rather than by the bodies,
+// which stay as they were for the small calls.
+template <class Arch, bool Compact, class T>
+[[gnu::noinline]] void half_heads_outside(const rope_operand<T>* ops, std::size_t n_ops,
+                                          std::size_t t, std::size_t h, std::size_t i0,
+                                          std::size_t len, const float* ca, const float* sa,
+                                          const float* cb, const float* sb) {
+  using B = fbatch<Arch>;
+  constexpr std::size_t W = B::size;
+  // Rows not aligned to the vector size (as a table in a std::vector is not) are copied to
+  // aligned stack rows first: reloaded for every head, their loads would split cache lines. An
+  // expanded f32 row 16 bytes off: 1.27-1.33x memcpy against 1.13-1.18x aligned, at
+  // [512, 32, 128] with AVX2 (AMD Zen 5).
+  alignas(64) float rows[4][row_chunk];
+  const auto misaligned = [](const float* p) {
+    return reinterpret_cast<std::uintptr_t>(p) % sizeof(B) != 0;
+  };
+  if (len <= row_chunk &&
+      (misaligned(ca) || misaligned(sb) || (!Compact && (misaligned(cb) || misaligned(sa))))) {
+    std::memcpy(rows[0], ca, len * sizeof(float));
+    std::memcpy(rows[3], sb, len * sizeof(float));
+    ca = rows[0];
+    sb = rows[3];
+    if constexpr (!Compact) {
+      std::memcpy(rows[1], sa, len * sizeof(float));
+      std::memcpy(rows[2], cb, len * sizeof(float));
+      sa = rows[1];
+      cb = rows[2];
+    }
+  }
+  for (std::size_t o = 0; o < n_ops; ++o) {
+    const std::size_t heads = ops[o].in.heads;
+    const std::size_t in_step = ops[o].in.head_stride, out_step = ops[o].out.head_stride;
+    const T* x = ops[o].in.at(t, 0) + i0;
+    T* y = ops[o].out.at(t, 0) + i0;
+    for (std::size_t hd = 0; hd < heads; ++hd, x += in_step, y += out_step) {
+      for (std::size_t m = 0; m < len; m += W) {
+        const B c_a = B::load_unaligned(ca + m);
+        const B s_b = B::load_unaligned(sb + m);
+        const B c_b = Compact ? c_a : B::load_unaligned(cb + m);
+        const B s_a = Compact ? negate<Arch>(s_b) : B::load_unaligned(sa + m);
+        const B a = load_operand<Arch>(x + m), b = load_operand<Arch>(x + h + m);
+        store_rotated<Arch, false>(y + m, mul_add<Arch>(a, c_a, b * s_a));
+        store_rotated<Arch, false>(y + h + m, mul_add<Arch>(b, c_b, a * s_b));
+      }
+    }
+  }
+}
+
+// The same for the interleaved layout: channels [j0, j0 + len) of token t (len a multiple of W,
+// at most 2 row_chunk), C and S in expanded channel order from channel j0.
+template <class Arch, class T>
+[[gnu::noinline]] void interleaved_heads_outside(const rope_operand<T>* ops, std::size_t n_ops,
+                                                 std::size_t t, std::size_t j0, std::size_t len,
+                                                 const float* C, const float* S) {
+  using B = fbatch<Arch>;
+  constexpr std::size_t W = B::size;
+  alignas(64) float rows[2][2 * row_chunk];
+  if (len <= 2 * row_chunk && (reinterpret_cast<std::uintptr_t>(C) % sizeof(B) != 0 ||
+                               reinterpret_cast<std::uintptr_t>(S) % sizeof(B) != 0)) {
+    std::memcpy(rows[0], C, len * sizeof(float));
+    std::memcpy(rows[1], S, len * sizeof(float));
+    C = rows[0];
+    S = rows[1];
+  }
+  for (std::size_t o = 0; o < n_ops; ++o) {
+    const std::size_t heads = ops[o].in.heads;
+    const std::size_t in_step = ops[o].in.head_stride, out_step = ops[o].out.head_stride;
+    const T* x = ops[o].in.at(t, 0) + j0;
+    T* y = ops[o].out.at(t, 0) + j0;
+    for (std::size_t hd = 0; hd < heads; ++hd, x += in_step, y += out_step) {
+      std::size_t m = 0;
+      // Two blocks a step, both loads of x first: a loop written so measured 1.03-1.08x memcpy at
+      // [512, 32, 128] f32 with AVX2 against 1.09-1.15x a block a step (AMD Zen 5).
+      for (; m + 2 * W <= len; m += 2 * W) {
+        const B v0 = load_operand<Arch>(x + m), v1 = load_operand<Arch>(x + m + W);
+        const B c0 = B::load_unaligned(C + m), c1 = B::load_unaligned(C + m + W);
+        const B s0 = B::load_unaligned(S + m), s1 = B::load_unaligned(S + m + W);
+        store_rotated<Arch, false>(y + m, mul_add<Arch>(v0, c0, swap_pairs<Arch>(v0) * s0));
+        store_rotated<Arch, false>(y + m + W, mul_add<Arch>(v1, c1, swap_pairs<Arch>(v1) * s1));
+      }
+      for (; m < len; m += W) {
+        const B c = B::load_unaligned(C + m);
+        const B sn = B::load_unaligned(S + m);
+        const B v = load_operand<Arch>(x + m);
+        store_rotated<Arch, false>(y + m, mul_add<Arch>(v, c, swap_pairs<Arch>(v) * sn));
+      }
+    }
+  }
+}
+
 // Half layout, pairs [i0, i0 + n) of token t; the rows are indexed by k = i - i0. Compact:
 // c = ca, s_b = sb, s_a = -sb (ca == cb and sa == sb are the compact row); expanded: four rows in
 // channel order. Stream with 16-bit T: blocks of 2W pairs, each channel's two vectors one line.
 // in_address_order (float storage, register path, not streamed): each head's a blocks are all
 // loaded before its b blocks; the driver sets it for calls over blocks_outer_max_bytes (the
-// register path's comment says why).
+// register path's comment says why). Always inlined into half_f32_heads (which the compiler may
+// keep out of line) and, without the register path, into the decode path (float_heads).
 template <class Arch, bool Compact, bool Stream, class T>
-inline void half_f32_heads(const rope_operand<T>* ops, std::size_t n_ops, std::size_t t,
-                           std::size_t h, std::size_t i0, std::size_t n, const float* ca,
-                           const float* sa, const float* cb, const float* sb,
-                           [[maybe_unused]] bool in_address_order = false) {
+[[gnu::always_inline]] inline void half_f32_heads_body(
+    const rope_operand<T>* ops, std::size_t n_ops, std::size_t t, std::size_t h, std::size_t i0,
+    std::size_t n, const float* ca, const float* sa, const float* cb, const float* sb,
+    [[maybe_unused]] bool in_address_order = false) {
   using B = fbatch<Arch>;
   constexpr std::size_t W = B::size;
   constexpr bool stream_one = Stream && std::is_same_v<T, float>;
@@ -374,10 +475,12 @@ inline void half_f32_heads(const rope_operand<T>* ops, std::size_t n_ops, std::s
 // expanded channel order from channel 2 i0. Stream with 16-bit T: blocks of 2W channels, one line.
 // CompactRow: C and S are the compact row's cos and sin of those pairs instead, expanded in
 // registers (expand_block); only where the register path takes the whole row
-// (compact_row_in_registers).
+// (compact_row_in_registers). Always inlined where half_f32_heads_body is.
 template <class Arch, bool Stream, class T, bool CompactRow = false>
-inline void interleaved_f32_heads(const rope_operand<T>* ops, std::size_t n_ops, std::size_t t,
-                                  std::size_t i0, std::size_t n, const float* C, const float* S) {
+[[gnu::always_inline]] inline void interleaved_f32_heads_body(const rope_operand<T>* ops,
+                                                              std::size_t n_ops, std::size_t t,
+                                                              std::size_t i0, std::size_t n,
+                                                              const float* C, const float* S) {
   using B = fbatch<Arch>;
   constexpr std::size_t W = B::size;
   constexpr bool stream_one = Stream && std::is_same_v<T, float>;
@@ -514,6 +617,26 @@ inline void interleaved_f32_heads(const rope_operand<T>* ops, std::size_t n_ops,
       }
     }
   }
+}
+
+// The bodies where the compiler chooses whether to inline them (prefill, large calls, AVX-512
+// decode). In the AVX2 decode path GCC 12 kept half_f32_heads out of line once the driver grew
+// (the heads-outside calls): a [1, 32, 128] f16 call 270 ns against 240 ns inlined, the same
+// loop (AMD Zen 5, each the faster of the two times the call takes by the stack's placement:
+// 235-320 ns with the same binary, by the size of the environment).
+template <class Arch, bool Compact, bool Stream, class T>
+inline void half_f32_heads(const rope_operand<T>* ops, std::size_t n_ops, std::size_t t,
+                           std::size_t h, std::size_t i0, std::size_t n, const float* ca,
+                           const float* sa, const float* cb, const float* sb,
+                           bool in_address_order = false) {
+  half_f32_heads_body<Arch, Compact, Stream, T>(ops, n_ops, t, h, i0, n, ca, sa, cb, sb,
+                                                in_address_order);
+}
+
+template <class Arch, bool Stream, class T, bool CompactRow = false>
+inline void interleaved_f32_heads(const rope_operand<T>* ops, std::size_t n_ops, std::size_t t,
+                                  std::size_t i0, std::size_t n, const float* C, const float* S) {
+  interleaved_f32_heads_body<Arch, Stream, T, CompactRow>(ops, n_ops, t, i0, n, C, S);
 }
 
 }  // namespace posenc::kernels::simd::detail
