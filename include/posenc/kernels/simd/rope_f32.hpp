@@ -181,7 +181,7 @@ template <class Arch, bool Compact, class T>
   constexpr std::size_t W = B::size;
   // Rows not aligned to the vector size (as a table in a std::vector is not) are copied to
   // aligned stack rows first: reloaded for every head, their loads would split cache lines. An
-  // expanded f32 row 16 bytes off: 1.27-1.33x memcpy against 1.13-1.18x aligned, at
+  // expanded f32 row 16 bytes off: 1.27-1.42x memcpy against 1.10-1.18x aligned, at
   // [512, 32, 128] with AVX2 (AMD Zen 5).
   alignas(64) float rows[4][row_chunk];
   const auto misaligned = [](const float* p) {
@@ -243,7 +243,7 @@ template <class Arch, class T>
     for (std::size_t hd = 0; hd < heads; ++hd, x += in_step, y += out_step) {
       std::size_t m = 0;
       // Two blocks a step, both loads of x first: a loop written so measured 1.03-1.08x memcpy at
-      // [512, 32, 128] f32 with AVX2 against 1.09-1.15x a block a step (AMD Zen 5).
+      // [512, 32, 128] f32 with AVX2 against 1.05-1.15x a block a step (AMD Zen 5).
       for (; m + 2 * W <= len; m += 2 * W) {
         const B v0 = load_operand<Arch>(x + m), v1 = load_operand<Arch>(x + m + W);
         const B c0 = B::load_unaligned(C + m), c1 = B::load_unaligned(C + m + W);
