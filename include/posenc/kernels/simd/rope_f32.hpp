@@ -163,11 +163,33 @@ struct rope_operand {
   tensor_view<T> out;
 };
 
+// f(x, y) for every head of every operand of token t, x and y at channel c of the head.
+template <class T, class F>
+inline void for_each_head(const rope_operand<T>* ops, std::size_t n_ops, std::size_t t,
+                          std::size_t c, F&& f) {
+  for (std::size_t o = 0; o < n_ops; ++o) {
+    const std::size_t heads = ops[o].in.heads;
+    const std::size_t in_step = ops[o].in.head_stride, out_step = ops[o].out.head_stride;
+    const T* x = ops[o].in.at(t, 0) + c;
+    T* y = ops[o].out.at(t, 0) + c;
+    for (std::size_t hd = 0; hd < heads; ++hd, x += in_step, y += out_step) f(x, y);
+  }
+}
+
+// row, or its first n floats copied to `to` (64-byte aligned, room for n) where row is not
+// aligned to the size of a vector B.
+template <class B>
+inline const float* aligned_row(const float* row, float* to, std::size_t n) {
+  if (reinterpret_cast<std::uintptr_t>(row) % sizeof(B) == 0) return row;
+  std::memcpy(to, row, n * sizeof(float));
+  return to;
+}
+
 // Large calls past the register path (in_address_order): heads outside, the row's blocks inside,
 // each block reloaded from L1 for every head. The half layout's pairs [i0, i0 + len) of token t
 // (len a multiple of W, at most row_chunk), rows indexed from pair i0 as in half_f32_heads. Large
-// calls used to run one call of the body per head, with a tensor view built for each: 1.5-1.8x
-// memcpy at [512, 32, 128] f32 with AVX2 against 1.1x (AMD Zen 5). In small calls (data in L1 and
+// calls used to run one call of the body per head, with a tensor view built for each: 1.6-1.8x
+// memcpy at [512, 32, 128] f32 with AVX2 against 1.1-1.3x (AMD Zen 5). In small calls (data in L1 and
 // L2) this order measured faster for some rows and slower for others than blocks outside and
 // heads inside (docs/benchmarks.md, "The AVX2 entry on the same CPU"), which they keep. Out of
 // line (one call per token), and called by the driver (float_heads) rather than by the bodies,
@@ -184,39 +206,23 @@ template <class Arch, bool Compact, class T>
   // expanded f32 row 16 bytes off: 1.27-1.42x memcpy against 1.10-1.18x aligned, at
   // [512, 32, 128] with AVX2 (AMD Zen 5).
   alignas(64) float rows[4][row_chunk];
-  const auto misaligned = [](const float* p) {
-    return reinterpret_cast<std::uintptr_t>(p) % sizeof(B) != 0;
-  };
-  if (len <= row_chunk &&
-      (misaligned(ca) || misaligned(sb) || (!Compact && (misaligned(cb) || misaligned(sa))))) {
-    std::memcpy(rows[0], ca, len * sizeof(float));
-    std::memcpy(rows[3], sb, len * sizeof(float));
-    ca = rows[0];
-    sb = rows[3];
-    if constexpr (!Compact) {
-      std::memcpy(rows[1], sa, len * sizeof(float));
-      std::memcpy(rows[2], cb, len * sizeof(float));
-      sa = rows[1];
-      cb = rows[2];
-    }
+  ca = aligned_row<B>(ca, rows[0], len);
+  sb = aligned_row<B>(sb, rows[1], len);
+  if constexpr (!Compact) {
+    sa = aligned_row<B>(sa, rows[2], len);
+    cb = aligned_row<B>(cb, rows[3], len);
   }
-  for (std::size_t o = 0; o < n_ops; ++o) {
-    const std::size_t heads = ops[o].in.heads;
-    const std::size_t in_step = ops[o].in.head_stride, out_step = ops[o].out.head_stride;
-    const T* x = ops[o].in.at(t, 0) + i0;
-    T* y = ops[o].out.at(t, 0) + i0;
-    for (std::size_t hd = 0; hd < heads; ++hd, x += in_step, y += out_step) {
-      for (std::size_t m = 0; m < len; m += W) {
-        const B c_a = B::load_unaligned(ca + m);
-        const B s_b = B::load_unaligned(sb + m);
-        const B c_b = Compact ? c_a : B::load_unaligned(cb + m);
-        const B s_a = Compact ? negate<Arch>(s_b) : B::load_unaligned(sa + m);
-        const B a = load_operand<Arch>(x + m), b = load_operand<Arch>(x + h + m);
-        store_rotated<Arch, false>(y + m, mul_add<Arch>(a, c_a, b * s_a));
-        store_rotated<Arch, false>(y + h + m, mul_add<Arch>(b, c_b, a * s_b));
-      }
+  for_each_head(ops, n_ops, t, i0, [&](const T* x, T* y) {
+    for (std::size_t m = 0; m < len; m += W) {
+      const B c_a = B::load_unaligned(ca + m);
+      const B s_b = B::load_unaligned(sb + m);
+      const B c_b = Compact ? c_a : B::load_unaligned(cb + m);
+      const B s_a = Compact ? negate<Arch>(s_b) : B::load_unaligned(sa + m);
+      const B a = load_operand<Arch>(x + m), b = load_operand<Arch>(x + h + m);
+      store_rotated<Arch, false>(y + m, mul_add<Arch>(a, c_a, b * s_a));
+      store_rotated<Arch, false>(y + h + m, mul_add<Arch>(b, c_b, a * s_b));
     }
-  }
+  });
 }
 
 // The same for the interleaved layout: channels [j0, j0 + len) of token t (len a multiple of W,
@@ -228,37 +234,26 @@ template <class Arch, class T>
   using B = fbatch<Arch>;
   constexpr std::size_t W = B::size;
   alignas(64) float rows[2][2 * row_chunk];
-  if (len <= 2 * row_chunk && (reinterpret_cast<std::uintptr_t>(C) % sizeof(B) != 0 ||
-                               reinterpret_cast<std::uintptr_t>(S) % sizeof(B) != 0)) {
-    std::memcpy(rows[0], C, len * sizeof(float));
-    std::memcpy(rows[1], S, len * sizeof(float));
-    C = rows[0];
-    S = rows[1];
-  }
-  for (std::size_t o = 0; o < n_ops; ++o) {
-    const std::size_t heads = ops[o].in.heads;
-    const std::size_t in_step = ops[o].in.head_stride, out_step = ops[o].out.head_stride;
-    const T* x = ops[o].in.at(t, 0) + j0;
-    T* y = ops[o].out.at(t, 0) + j0;
-    for (std::size_t hd = 0; hd < heads; ++hd, x += in_step, y += out_step) {
-      std::size_t m = 0;
-      // Two blocks a step, both loads of x first: a loop written so measured 1.03-1.08x memcpy at
-      // [512, 32, 128] f32 with AVX2 against 1.05-1.15x a block a step (AMD Zen 5).
-      for (; m + 2 * W <= len; m += 2 * W) {
-        const B v0 = load_operand<Arch>(x + m), v1 = load_operand<Arch>(x + m + W);
-        const B c0 = B::load_unaligned(C + m), c1 = B::load_unaligned(C + m + W);
-        const B s0 = B::load_unaligned(S + m), s1 = B::load_unaligned(S + m + W);
-        store_rotated<Arch, false>(y + m, mul_add<Arch>(v0, c0, swap_pairs<Arch>(v0) * s0));
-        store_rotated<Arch, false>(y + m + W, mul_add<Arch>(v1, c1, swap_pairs<Arch>(v1) * s1));
-      }
-      for (; m < len; m += W) {
-        const B c = B::load_unaligned(C + m);
-        const B sn = B::load_unaligned(S + m);
-        const B v = load_operand<Arch>(x + m);
-        store_rotated<Arch, false>(y + m, mul_add<Arch>(v, c, swap_pairs<Arch>(v) * sn));
-      }
+  C = aligned_row<B>(C, rows[0], len);
+  S = aligned_row<B>(S, rows[1], len);
+  for_each_head(ops, n_ops, t, j0, [&](const T* x, T* y) {
+    std::size_t m = 0;
+    // Two blocks a step, both loads of x first: a loop written so measured 1.03-1.08x memcpy at
+    // [512, 32, 128] f32 with AVX2 against 1.05-1.15x a block a step (AMD Zen 5).
+    for (; m + 2 * W <= len; m += 2 * W) {
+      const B v0 = load_operand<Arch>(x + m), v1 = load_operand<Arch>(x + m + W);
+      const B c0 = B::load_unaligned(C + m), c1 = B::load_unaligned(C + m + W);
+      const B s0 = B::load_unaligned(S + m), s1 = B::load_unaligned(S + m + W);
+      store_rotated<Arch, false>(y + m, mul_add<Arch>(v0, c0, swap_pairs<Arch>(v0) * s0));
+      store_rotated<Arch, false>(y + m + W, mul_add<Arch>(v1, c1, swap_pairs<Arch>(v1) * s1));
     }
-  }
+    for (; m < len; m += W) {
+      const B c = B::load_unaligned(C + m);
+      const B sn = B::load_unaligned(S + m);
+      const B v = load_operand<Arch>(x + m);
+      store_rotated<Arch, false>(y + m, mul_add<Arch>(v, c, swap_pairs<Arch>(v) * sn));
+    }
+  });
 }
 
 // Half layout, pairs [i0, i0 + n) of token t; the rows are indexed by k = i - i0. Compact:
