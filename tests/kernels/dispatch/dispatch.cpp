@@ -400,11 +400,29 @@ TEST_CASE("kernels/dispatch: every kernel on every supported ISA == rope_referen
   }
 }
 
+// A copy of table's rows whose data starts `shift` floats past a 64-byte boundary (storage holds
+// it): 0 gives rows aligned for every vector width, 1 rows aligned for none.
+k::rope_table table_at(const k::rope_table& table, std::size_t shift, std::vector<float>& storage) {
+  const std::size_t n = table.positions * table.row_size();
+  storage.assign(2 * n + 32, 0.0f);
+  float* p = storage.data();
+  while (reinterpret_cast<std::uintptr_t>(p) % 64 != 0) ++p;
+  p += shift;
+  std::copy(table.cos, table.cos + n, p);
+  std::copy(table.sin, table.sin + n, p + n + 16);
+  k::rope_table moved = table;
+  moved.cos = p;
+  moved.sin = p + n + 16;
+  return moved;
+}
+
 // Calls whose output is over 512 KiB (simd::detail::blocks_outer_max_bytes) but under the
 // streaming threshold take the large-call loop orders (with AVX-512 the register path reading
 // each head of the f32 half layout in address order, elsewhere heads outside and the row's
-// blocks inside): bit for bit the reference all the same, out of place and in place, dense and
-// padded, with a whole row and with rotary_dim 100 (rows that end in a partial vector).
+// blocks inside, rows not aligned to the vector size first copied to aligned ones): bit for bit
+// the reference all the same, out of place and in place, dense (the table's rows aligned) and
+// padded (its rows a float off), with a whole row and with rotary_dim 100 (rows that end in a
+// partial vector).
 template <posenc::storage_type T>
 void check_large_call(const d::isa_kernels& isa, std::uint32_t rotary_dim) {
   const d::rope_kernels<T>& kern = isa.rope<T>();
@@ -415,8 +433,10 @@ void check_large_call(const d::isa_kernels& isa, std::uint32_t rotary_dim) {
   for (const rope_layout layout : {rope_layout::half, rope_layout::interleaved}) {
     const tables tab(hd, rotary_dim, layout);
     for (const auto fmt : {k::rope_table_format::compact, k::rope_table_format::expanded}) {
-      const k::rope_table table = tab.get(fmt, false);
       for (const strides st : {strides::dense, strides::padded}) {
+        std::vector<float> rows;
+        const k::rope_table table =
+            table_at(tab.get(fmt, false), st == strides::dense ? 0 : 1, rows);
         INFO(isa.name << " " << posenc::storage_name<T>() << " rotary_dim " << rotary_dim
                       << " layout " << (layout == rope_layout::half ? "half" : "interleaved")
                       << " format "
