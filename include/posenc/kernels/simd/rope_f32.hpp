@@ -189,8 +189,8 @@ inline const float* aligned_row(const float* row, float* to, std::size_t n) {
 // each block reloaded from L1 for every head. The half layout's pairs [i0, i0 + len) of token t
 // (len a multiple of W, at most row_chunk), rows indexed from pair i0 as in half_f32_heads. Large
 // calls used to run one call of the body per head, with a tensor view built for each: 1.6-1.8x
-// memcpy at [512, 32, 128] f32 with AVX2 against 1.1-1.3x (AMD Zen 5). In small calls (data in L1 and
-// L2) this order measured faster for some rows and slower for others than blocks outside and
+// memcpy at [512, 32, 128] f32 with AVX2 against 1.1-1.3x (AMD Zen 5). In small calls (data in L1
+// and L2) this order measured faster for some rows and slower for others than blocks outside and
 // heads inside (docs/benchmarks.md, "The AVX2 entry on the same CPU"), which they keep. Out of
 // line (one call per token), and called by the driver (float_heads) rather than by the bodies,
 // which stay as they were for the small calls.
