@@ -31,10 +31,10 @@
 //               stream_copy_nt_2threads stream_copy_nt split over 2 threads like
 //                                       runtime_table_2threads (timed in wall time): what 2
 //                                       threads of the machine can copy, against one
-//               convert_copy            f16 only: every element widened to float and narrowed
-//                                       back with the CPU's conversion instructions, nothing else
-//                                       (convert_copy.hpp): the floor of any f16 kernel that
-//                                       converts each element once each way
+//               convert_copy            f16 and bf16: every element widened to float and
+//                                       narrowed back with the dispatched ISA's conversions,
+//                                       nothing else (convert_copy.hpp): the floor of any 16-bit
+//                                       kernel that converts each element once each way
 // clang-format on
 // The multi-axis rows print their ratio to runtime_table (same layout, dtype and T) at the end.
 // Tables: head_dim 128, base 1e4, no scaling, 4096 positions. dispatch::apply_rope runs the best
@@ -591,20 +591,22 @@ int print_report(int argc, char** argv) {
   return 0;
 }
 
-// convert_copy (f16 only), registered on its own rather than as a strategy of run_once, and
+// convert_copy (f16 and bf16), registered on its own rather than as a strategy of run_once, and
 // defined after the code the other strategies time: the scalar_table rows depend on where their
 // loop lands. With this function among run_once's neighbours, the same run_once<float>
 // instructions took 2.3-2.5 us per f32 scalar_table call at T = 1 instead of 1.8 us (AMD Zen 5).
+template <class T>
 void register_convert_copy(rope_layout l, std::size_t tokens) {
-  const std::string name =
-      std::string("rope/") + layout_name(l) + "/convert_copy/f16/T:" + std::to_string(tokens);
-  registry()[name] = {layout_name(l), "convert_copy", "f16", tokens, 1};
+  const std::string name = std::string("rope/") + layout_name(l) + "/convert_copy/" +
+                           posenc::storage_name<T>() + "/T:" + std::to_string(tokens);
+  registry()[name] = {layout_name(l), "convert_copy", posenc::storage_name<T>(), tokens, 1};
   auto* b = benchmark::RegisterBenchmark(name.c_str(), [tokens](benchmark::State& state) {
-    tensors<f16>& x = tensors_of<f16>();
+    tensors<T>& x = tensors_of<T>();
     const std::size_t n = tokens * kRowElems;
-    // Checked first, like every strategy: the round trip through float gives every f16 back (the
-    // inputs hold no NaN), over a buffer that is not the previous benchmark's output.
-    std::memset(static_cast<void*>(x.out.get()), 0xa5, n * sizeof(f16));
+    // Checked first, like every strategy: the round trip through float gives every value back
+    // (the inputs hold no NaN and no subnormal), over a buffer that is not the previous
+    // benchmark's output.
+    std::memset(static_cast<void*>(x.out.get()), 0xa5, n * sizeof(T));
     posenc_bench::convert_copy(x.out.get(), x.in.get(), n);
     if (!same_bits(x.in.get(), x.out.get(), n)) {
       state.SkipWithError("bad conversion round trip");
@@ -614,7 +616,7 @@ void register_convert_copy(rope_layout l, std::size_t tokens) {
       posenc_bench::convert_copy(x.out.get(), x.in.get(), n);
       benchmark::ClobberMemory();
     }
-    state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(n * sizeof(f16)));
+    state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(n * sizeof(T)));
   });
   b->Unit(benchmark::kNanosecond);
 }
@@ -665,7 +667,8 @@ int main(int argc, char** argv) {
         register_one<bf16>(l, s, t);
         register_one<f16>(l, s, t);
       }
-      register_convert_copy(l, t);
+      register_convert_copy<bf16>(l, t);
+      register_convert_copy<f16>(l, t);
     }
   }
 

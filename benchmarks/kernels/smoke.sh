@@ -2,8 +2,8 @@
 # benchmarks/kernels_smoke: posenc-bench-kernels on T = 1 and 16, a few iterations per benchmark
 # (a build and wiring check, not a measurement). Fails unless the run exits 0 (every strategy's
 # output equals rope_reference's, every copy copies), prints its facts first, writes them at the
-# top of the summary, and the summary has a row for every strategy x dtype x layout x T
-# (convert_copy: f16 only).
+# top of the summary, the summary has a row for every strategy x dtype x layout x T
+# (convert_copy: bf16 and f16), and the copy and conversion baselines follow POSENC_ISA.
 #   smoke.sh BENCH SUMMARY.csv
 set -u
 bench=$1 csv=$2
@@ -50,12 +50,23 @@ for layout in half interleaved; do
       done
     done
   done
-  # The conversion baseline: f16 only.
-  for t in 1 16; do
-    grep -Eq "^$layout,convert_copy,f16,$t,1,[0-9]+\.[0-9],[0-9]+\.[0-9]{3}\$" "$csv" ||
-      fail "$csv: no row $layout,convert_copy,f16,$t,1"
+  # The conversion baseline: bf16 and f16.
+  for dtype in bf16 f16; do
+    for t in 1 16; do
+      grep -Eq "^$layout,convert_copy,$dtype,$t,1,[0-9]+\.[0-9],[0-9]+\.[0-9]{3}\$" "$csv" ||
+        fail "$csv: no row $layout,convert_copy,$dtype,$t,1"
+    done
   done
 done
 rows=$(grep -vc '^#' "$csv")
-[[ $rows == $((1 + 2 * 13 * 3 * 2 + 2 * 2)) ]] || fail "$csv: $rows lines, expected 1 + 160"
+[[ $rows == $((1 + 2 * 13 * 3 * 2 + 2 * 2 * 2)) ]] || fail "$csv: $rows lines, expected 1 + 164"
+
+# The copy and the conversions are those of the dispatched ISA: with POSENC_ISA=scalar (which
+# every CPU runs) an x86-64 CPU copies with SSE2 and converts element by element.
+if [[ $(uname -m) == x86_64 ]]; then
+  POSENC_ISA=scalar "$bench" '--benchmark_filter=/memcpy/f32/T:1$' --benchmark_min_time=0.001 \
+    >"$out" 2>&1 || fail "the POSENC_ISA=scalar run failed"
+  grep -Eq '^# isa_per_strategy: .*stream_copy_nt_2threads: sse2; convert_copy: f16 scalar, bf16 scalar$' \
+    "$out" || fail "POSENC_ISA=scalar: '$(grep '^# isa_per_strategy' "$out")'"
+fi
 echo "kernels_smoke: facts and $((rows - 1)) rows"

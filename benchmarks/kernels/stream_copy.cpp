@@ -1,5 +1,5 @@
 // stream_copy (stream_copy.hpp). Compiled without ISA flags: the AVX-512 and AVX bodies carry
-// target attributes and run only where __builtin_cpu_supports says the CPU (and OS) has them.
+// target attributes and run only where the dispatch library's ISA (which the CPU runs) has them.
 //
 // Why two store kinds are timed, as two strategies (stream_copy, stream_copy_nt), rather than one
 // switched at a size: ordinary stores read each destination line before writing it (read for
@@ -14,8 +14,11 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <string_view>
 
 #include "x86.hpp"
+
+#include <posenc/kernels/dispatch.hpp>
 
 namespace posenc_bench {
 
@@ -104,10 +107,12 @@ struct chosen {
   const char* isa;
 };
 
+// The widest vectors of the dispatch library's ISA (POSENC_ISA included), which the CPU runs: with
+// POSENC_ISA=avx2 on an AVX-512 CPU the copy is that of an AVX2 CPU, as the kernels are.
 chosen choose() {
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f")) return {copy_avx512, "avx512f"};
-  if (__builtin_cpu_supports("avx")) return {copy_avx, "avx"};
+  const std::string_view isa = posenc::kernels::dispatch::active_isa();
+  if (isa.substr(0, 6) == "avx512") return {copy_avx512, "avx512f"};
+  if (isa == "avx2") return {copy_avx, "avx"};
   return {copy_sse2, "sse2"};
 }
 #else

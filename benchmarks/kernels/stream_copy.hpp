@@ -15,8 +15,10 @@ enum class store_kind {
 // Copies n bytes from src to dst (not overlapping); dst must be 64-byte aligned.
 void stream_copy(void* dst, const void* src, std::size_t n, store_kind kind);
 
-// The vector width it runs: "avx512f", "avx", "sse2" (x86-64, by CPUID at the first call) or
-// "generic" (16-byte chunks the compiler vectorises; non_temporal stores ordinary ones there).
+// The vector width it runs: on x86-64 that of the dispatch library's ISA (POSENC_ISA included),
+// chosen at the first call: "avx512f" for the AVX-512 entries, "avx" for avx2, "sse2" below;
+// elsewhere "generic" (16-byte chunks the compiler vectorises; non_temporal stores ordinary ones
+// there).
 const char* stream_copy_isa();
 
 }  // namespace posenc_bench
