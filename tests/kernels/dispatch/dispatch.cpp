@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -416,13 +417,28 @@ k::rope_table table_at(const k::rope_table& table, std::size_t shift, std::vecto
   return moved;
 }
 
+// A 64-byte aligned copy of a buffer (room to align in v; contents() gives the buffer back).
+template <class T>
+struct aligned_copy {
+  std::vector<T> v;
+  T* p = nullptr;
+  std::size_t n = 0;
+  explicit aligned_copy(const std::vector<T>& from) : v(from.size() + 64), n(from.size()) {
+    p = v.data();
+    while (reinterpret_cast<std::uintptr_t>(p) % 64 != 0) ++p;
+    std::copy(from.begin(), from.end(), p);
+  }
+  std::vector<T> contents() const { return std::vector<T>(p, p + n); }
+};
+
 // Calls whose output is over 512 KiB (simd::detail::blocks_outer_max_bytes) but under the
 // streaming threshold take the large-call loop orders (with AVX-512 the register path reading
 // each head of the f32 half layout in address order, elsewhere heads outside and the row's
 // blocks inside, rows not aligned to the vector size first copied to aligned ones): bit for bit
 // the reference all the same, out of place and in place, dense (the table's rows aligned) and
-// padded (its rows a float off), with a whole row and with rotary_dim 100 (rows that end in a
-// partial vector).
+// padded (its rows a float off), with a whole row and with rotary_dim 100 (and 84 for f32: rows
+// that end in a partial vector); f32 and dense, also with streaming stores asked for into
+// aligned outputs.
 template <posenc::storage_type T>
 void check_large_call(const d::isa_kernels& isa, std::uint32_t rotary_dim) {
   const d::rope_kernels<T>& kern = isa.rope<T>();
@@ -437,6 +453,11 @@ void check_large_call(const d::isa_kernels& isa, std::uint32_t rotary_dim) {
         std::vector<float> rows;
         const k::rope_table table =
             table_at(tab.get(fmt, false), st == strides::dense ? 0 : 1, rows);
+        // One cosine of position 4's row a NaN whose low 16 bits round up (0x7fffffff): every
+        // head's output at that channel a NaN that bf16 narrowing must keep (rounded like a
+        // number it would carry into the sign: -0).
+        rows[static_cast<std::size_t>(table.cos - rows.data()) + 4 * table.row_size() + 5] =
+            std::bit_cast<float>(0x7fffffffu);
         INFO(isa.name << " " << posenc::storage_name<T>() << " rotary_dim " << rotary_dim
                       << " layout " << (layout == rope_layout::half ? "half" : "interleaved")
                       << " format "
@@ -459,6 +480,18 @@ void check_large_call(const d::isa_kernels& isa, std::uint32_t rotary_dim) {
         REQUIRE(k::rope_reference<T>(table, make_view(want_ip.data(), tokens, heads, hd, st), pos,
                                      isa.fma) == k::kernel_error::ok);
         CHECK(same_bytes(want_ip, got_ip));
+        if (st != strides::dense || !std::is_same_v<T, float>) continue;
+        // Streaming stores asked for, 64-byte aligned outputs: with AVX2 the one-pass loops
+        // stream f32 a line at a time (two stores back to back), with AVX-512 the streamed bodies.
+        k::rope_table streamed = table;
+        streamed.stores = k::output_stores::streaming;
+        aligned_copy<T> got_s(random_buffer<T>(n, g)), got_s_ip(in);
+        CHECK(kern.apply(streamed, in_view, make_view(got_s.p, tokens, heads, hd, st), pos) ==
+              k::kernel_error::ok);
+        CHECK(same_bytes(want, got_s.contents()));
+        CHECK(kern.apply_in_place(streamed, make_view(got_s_ip.p, tokens, heads, hd, st), pos) ==
+              k::kernel_error::ok);
+        CHECK(same_bytes(want_ip, got_s_ip.contents()));
       }
     }
   }
@@ -473,12 +506,15 @@ TEST_CASE("kernels/dispatch: calls over 512 KiB on every supported ISA == rope_r
       check_large_call<bf16>(isa, rotary_dim);
       check_large_call<f16>(isa, rotary_dim);
     }
+    // 42 pairs: an odd number of whole 8-float blocks (AVX2: five, and a partial one).
+    check_large_call<float>(isa, 84);
   }
 }
 
 // Streaming stores asked for by the table (output_stores::streaming, what the parts of a threaded
 // call get) on calls of any size: on AVX-512 the streamed bodies (a 64-byte aligned output; f32
-// one vector to a line, 16-bit two), elsewhere ordinary stores. Bit for bit the reference either
+// one vector to a line, 16-bit two), elsewhere ordinary stores (AVX2 streams only in calls over
+// 512 KiB: check_large_call). Bit for bit the reference either
 // way, for apply, apply_in_place and apply_qk, with rows that are a whole number of lines (128)
 // and rows that end in a partial vector (rotary_dim 100 of 128, the rest copied).
 template <posenc::storage_type T>
@@ -486,17 +522,7 @@ void check_streamed_call(const d::isa_kernels& isa) {
   const d::rope_kernels<T>& kern = isa.rope<T>();
   constexpr std::size_t tokens = 5, heads = 4, hd = 128, n = tokens * heads * hd;
   rng g;
-  // 64-byte aligned copies of a buffer (q, k and their outputs), with room to align.
-  struct aligned {
-    std::vector<T> v = std::vector<T>(n + 64);
-    T* p = nullptr;
-    explicit aligned(const std::vector<T>& from) {
-      p = v.data();
-      while (reinterpret_cast<std::uintptr_t>(p) % 64 != 0) ++p;
-      std::copy(from.begin(), from.end(), p);
-    }
-    std::vector<T> contents() const { return std::vector<T>(p, p + n); }
-  };
+  using aligned = aligned_copy<T>;
   for (const std::uint32_t rotary : {128u, 100u}) {
     for (const rope_layout layout : {rope_layout::half, rope_layout::interleaved}) {
       const tables tab(hd, rotary, layout);

@@ -178,7 +178,7 @@ template <class Arch, bool Stream, class T, bool Decode = false>
                                                const rope_operand<T>* ops, std::size_t n_ops,
                                                std::size_t t, bool compact_in_registers,
                                                const float* C, const float* S,
-                                               bool in_address_order) {
+                                               bool in_address_order, bool lines = false) {
   const std::size_t h = table.rotary_dim / 2;
   const bool inter = table.layout == rope_layout::interleaved;
   // The pairs [i0 + done, i0 + n) go to the bodies below; the compact half-layout rows are
@@ -191,17 +191,29 @@ template <class Arch, bool Stream, class T, bool Decode = false>
     constexpr std::size_t W = fbatch<Arch>::size;
     if (in_address_order && !compact_in_registers &&
         !row_in_registers<Arch, T>(inter, r.compact, false, n)) {
-      if (inter) {
-        const std::size_t channels = 2 * n / W * W;
-        interleaved_heads_outside<Arch, T>(ops, n_ops, t, 2 * i0, channels, C, S);
-        done = channels / 2;
-      } else {
-        done = n / W * W;
-        if (r.compact)
-          half_heads_outside<Arch, true, T>(ops, n_ops, t, h, i0, done, r.cos, r.sin, r.cos, r.sin);
+      // lines: streamed a line at a time (has_line_stream; run_rows says when).
+      const auto outside = [&]<bool Lines>() {
+        if (inter) {
+          const std::size_t channels = 2 * n / W * W;
+          interleaved_heads_outside<Arch, T, Lines>(ops, n_ops, t, 2 * i0, channels, C, S);
+          done = channels / 2;
+        } else {
+          done = n / W * W;
+          if (r.compact)
+            half_heads_outside<Arch, true, T, Lines>(ops, n_ops, t, h, i0, done, r.cos, r.sin,
+                                                     r.cos, r.sin);
+          else
+            half_heads_outside<Arch, false, T, Lines>(ops, n_ops, t, h, i0, done, r.cos + i0,
+                                                      r.sin + i0, r.cos + h + i0, r.sin + h + i0);
+        }
+      };
+      if constexpr (has_line_stream<Arch> && std::is_same_v<T, float>) {
+        if (lines)
+          outside.template operator()<true>();
         else
-          half_heads_outside<Arch, false, T>(ops, n_ops, t, h, i0, done, r.cos + i0, r.sin + i0,
-                                             r.cos + h + i0, r.sin + h + i0);
+          outside.template operator()<false>();
+      } else {
+        outside.template operator()<false>();
       }
       if (done == n) return;
     }
@@ -243,7 +255,7 @@ template <class Arch, bool Stream, class T, bool Decode = false>
 template <class Arch, class T>
 void apply_chunk(const rope_table& table, const row_source& r, std::size_t i0, std::size_t n,
                  const rope_operand<T>* ops, std::size_t n_ops, std::size_t t, row_buffers& buf,
-                 bool stream, bool blocks_outer) {
+                 bool stream, bool blocks_outer, bool lines = false) {
   static_assert(sizeof(bf16) == 2 && sizeof(f16) == 2);
   const bool inter = table.layout == rope_layout::interleaved;
   if constexpr (std::is_same_v<T, bf16>) {
@@ -280,7 +292,7 @@ void apply_chunk(const rope_table& table, const row_source& r, std::size_t i0, s
     }
     const auto heads = [&]<bool Stream>(const rope_operand<T>* hops, std::size_t n_hops) {
       float_heads<Arch, Stream, T>(table, r, i0, n, hops, n_hops, t, compact_in_registers, C, S,
-                                   !blocks_outer);
+                                   !blocks_outer, lines);
     };
     if constexpr (has_stream<Arch>) {
       if (stream) {
@@ -330,10 +342,13 @@ kernel_error run_rows(const rope_table& table, const rope_operand<T>* all_ops, s
   // inside, reusing each block of cos/sin from registers for every head; large ones go head by
   // head, streaming through memory (heads outside, the row's blocks inside, reloaded from L1).
   const bool blocks_outer = out_bytes <= blocks_outer_max_bytes;
-  bool stream = false;
-  if constexpr (has_stream<Arch>) {
-    // Every vector store must cover one whole, aligned 64-byte line: E elements from element
-    // offsets that are multiples of E (half layout: also the b channels, at R/2).
+  // stream: every store of the call streamed (AVX-512, has_stream); lines: the large float calls'
+  // loops over every head in one pass stream a whole line at a time (AVX, AVX2: has_line_stream).
+  // Both by the same rule: whole, aligned 64-byte lines, the size and the table's output_stores.
+  bool stream = false, lines = false;
+  if constexpr (has_stream<Arch> || (has_line_stream<Arch> && std::is_same_v<T, float>)) {
+    // Every line stored whole: E elements from element offsets that are multiples of E (half
+    // layout: also the b channels, at R/2).
     constexpr std::size_t E = 64 / sizeof(T);
     bool aligned = table.layout == rope_layout::interleaved || h % E == 0;
     for (std::size_t o = 0; o < n_ops; ++o) {
@@ -341,12 +356,16 @@ kernel_error run_rows(const rope_table& table, const rope_operand<T>* all_ops, s
       aligned = aligned && reinterpret_cast<std::uintptr_t>(y.data) % 64 == 0 &&
                 y.token_stride % E == 0 && y.head_stride % E == 0;
     }
-    stream = streams(table.stores, aligned, out_bytes);
+    const bool streamed = streams(table.stores, aligned, out_bytes);
+    if constexpr (has_stream<Arch>)
+      stream = streamed;
+    else
+      lines = streamed && !blocks_outer;
   }
   row_buffers buf;
   for (std::size_t t = 0; t < tokens; ++t) {
     row_of(t, [&](const row_source& r, std::size_t i0, std::size_t n) {
-      apply_chunk<Arch, T>(table, r, i0, n, ops, n_ops, t, buf, stream, blocks_outer);
+      apply_chunk<Arch, T>(table, r, i0, n, ops, n_ops, t, buf, stream, blocks_outer, lines);
     });
     // Partial rotary: channels >= R are copied (nothing to do in place).
     for (std::size_t o = 0; o < n_ops; ++o) {
@@ -360,9 +379,9 @@ kernel_error run_rows(const rope_table& table, const rope_operand<T>* all_ops, s
       }
     }
   }
-#if XSIMD_WITH_AVX512F
+#if XSIMD_WITH_AVX
   // Streaming stores are weakly ordered: make them visible before the caller reads the output.
-  if (stream) _mm_sfence();
+  if (stream || lines) _mm_sfence();
 #endif
   return kernel_error::ok;
 }

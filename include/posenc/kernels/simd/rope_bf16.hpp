@@ -64,6 +64,31 @@ inline void store_bf16(std::uint16_t* p, const fbatch<Arch>& even, const fbatch<
     return;
   }
 #endif
+#if XSIMD_WITH_AVX2
+  if constexpr (std::is_base_of_v<xsimd::avx2, Arch>) {
+    // narrow_bf16's rounding left in the high halves, one NaN test for both vectors, and one
+    // word blend in place of two shifts and an OR: 13 instructions for 16 values where
+    // narrow_bf16 twice took 18 (the bf16 bodies are bound by instruction count).
+    const auto high = [](__m256i u) {  // u + 0x7fff + ((u >> 16) & 1)
+      return _mm256_add_epi32(_mm256_add_epi32(u, _mm256_set1_epi32(0x7fff)),
+                              _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1)));
+    };
+    const __m256i ue = _mm256_castps_si256(even), uo = _mm256_castps_si256(odd);
+    __m256i re = high(ue), ro = high(uo);
+    if (_mm256_movemask_ps(_mm256_cmp_ps(even, odd, _CMP_UNORD_Q)) != 0) [[unlikely]] {
+      // A NaN keeps its high half, made quiet: (u >> 16) | 0x40.
+      const __m256i quiet = _mm256_set1_epi32(0x00400000);
+      re = _mm256_blendv_epi8(re, _mm256_or_si256(ue, quiet),
+                              _mm256_castps_si256(_mm256_cmp_ps(even, even, _CMP_UNORD_Q)));
+      ro = _mm256_blendv_epi8(ro, _mm256_or_si256(uo, quiet),
+                              _mm256_castps_si256(_mm256_cmp_ps(odd, odd, _CMP_UNORD_Q)));
+    }
+    // Word 2k: even's high half (shifted down), word 2k + 1: odd's.
+    const __m256i w = _mm256_blend_epi16(_mm256_srli_epi32(re, 16), ro, 0xaa);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), w);
+    return;
+  }
+#endif
   const ubatch<Arch> w = narrow_bf16<Arch>(even) | (narrow_bf16<Arch>(odd) << 16);
   xsimd::bitwise_cast<hbatch<Arch>>(w).store_unaligned(p);
 }
