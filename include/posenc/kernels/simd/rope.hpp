@@ -34,7 +34,9 @@
 //   load_operand / store_narrowed (detail/batch.hpp: F16C or AVX-512F conversions, integer code
 //   on SSE, FCVTL / FCVTN on AArch64), giving the bits of to_float and to_f16; the last vector of
 //   a row that is not a multiple of W goes through a stack buffer, converted the same way. Large
-//   aligned outputs are streamed two vectors (one 64-byte line) at a time.
+//   aligned outputs are streamed two vectors (one 64-byte line) at a time (AVX-512).
+// - Large aligned float outputs on AVX and AVX2 (has_line_stream): the loops over every head of a
+//   token in one pass stream two 32-byte stores to a line, back to back; nothing else streams.
 // Rows past the table with an on_the_fly config are computed in chunks of on_the_fly_chunk pairs
 // by detail::on_the_fly_row (the function every table entry comes from) into stack buffers.
 //
