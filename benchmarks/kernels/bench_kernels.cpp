@@ -35,6 +35,10 @@
 //                                       narrowed back with the dispatched ISA's conversions,
 //                                       nothing else (convert_copy.hpp): the floor of any 16-bit
 //                                       kernel that converts each element once each way
+//               rotation_floor          f32: the multiplies and FMAs of the rotation of every
+//                                       element with the dispatched ISA's vectors, on values in
+//                                       registers (rotation_floor.hpp): the floor of any f32
+//                                       kernel's arithmetic
 // clang-format on
 // The multi-axis rows print their ratio to runtime_table (same layout, dtype and T) at the end.
 // Tables: head_dim 128, base 1e4, no scaling, 4096 positions. dispatch::apply_rope runs the best
@@ -95,6 +99,7 @@
 #include "convert_copy.hpp"
 #include "machine.hpp"
 #include "report.hpp"
+#include "rotation_floor.hpp"
 #include "stream_copy.hpp"
 #include "tables.hpp"
 
@@ -621,6 +626,26 @@ void register_convert_copy(rope_layout l, std::size_t tokens) {
   b->Unit(benchmark::kNanosecond);
 }
 
+// rotation_floor (f32), registered on its own like convert_copy and for the same reason.
+void register_rotation_floor(rope_layout l, std::size_t tokens) {
+  const std::string name =
+      std::string("rope/") + layout_name(l) + "/rotation_floor/f32/T:" + std::to_string(tokens);
+  registry()[name] = {layout_name(l), "rotation_floor", "f32", tokens, 1};
+  auto* b = benchmark::RegisterBenchmark(name.c_str(), [tokens](benchmark::State& state) {
+    const std::size_t n = tokens * kRowElems;
+    // Checked first, like every strategy: every element's step ran (steps * lanes == n), and
+    // x * 0.75 + x * 0.25 gave each x back (1 + 2 + ... + 8 = 36 in every lane).
+    const posenc_bench::rotation_floor_result r = posenc_bench::rotation_floor(n);
+    if (r.steps * r.lanes != n || r.good_lanes != r.lanes) {
+      state.SkipWithError("bad rotation floor");
+      return;
+    }
+    for (auto _ : state) benchmark::DoNotOptimize(posenc_bench::rotation_floor(n));
+    state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(n * sizeof(float)));
+  });
+  b->Unit(benchmark::kNanosecond);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -669,6 +694,7 @@ int main(int argc, char** argv) {
       }
       register_convert_copy<bf16>(l, t);
       register_convert_copy<f16>(l, t);
+      register_rotation_floor(l, t);
     }
   }
 

@@ -13,6 +13,7 @@
 
 #include "bench_build_info.h"
 #include "convert_copy.hpp"
+#include "rotation_floor.hpp"
 #include "stream_copy.hpp"
 
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
@@ -120,7 +121,8 @@ std::vector<std::pair<std::string, std::string>> run_facts() {
            dispatch +
            "; scalar_table: scalar (rope_reference); memcpy: "
            "the C library's; stream_copy, stream_copy_nt, stream_copy_nt_2threads: " +
-           stream_copy_isa() + "; convert_copy: " + convert_copy_isa()},
+           stream_copy_isa() + "; convert_copy: " + convert_copy_isa() +
+           "; rotation_floor: " + rotation_floor_isa()},
       {"compiler", POSENC_BENCH_COMPILER},
       {"bench_flags", POSENC_BENCH_FLAGS},
       {"kernels_flags", POSENC_BENCH_KERNELS_FLAGS},

@@ -3,7 +3,8 @@
 # (a build and wiring check, not a measurement). Fails unless the run exits 0 (every strategy's
 # output equals rope_reference's, every copy copies), prints its facts first, writes them at the
 # top of the summary, the summary has a row for every strategy x dtype x layout x T
-# (convert_copy: bf16 and f16), and the copy and conversion baselines follow POSENC_ISA.
+# (convert_copy: bf16 and f16; rotation_floor: f32), and the copy, conversion and arithmetic
+# baselines follow POSENC_ISA.
 #   smoke.sh BENCH SUMMARY.csv
 set -u
 bench=$1 csv=$2
@@ -57,16 +58,22 @@ for layout in half interleaved; do
         fail "$csv: no row $layout,convert_copy,$dtype,$t,1"
     done
   done
+  # The arithmetic baseline: f32.
+  for t in 1 16; do
+    grep -Eq "^$layout,rotation_floor,f32,$t,1,[0-9]+\.[0-9],[0-9]+\.[0-9]{3}\$" "$csv" ||
+      fail "$csv: no row $layout,rotation_floor,f32,$t,1"
+  done
 done
 rows=$(grep -vc '^#' "$csv")
-[[ $rows == $((1 + 2 * 13 * 3 * 2 + 2 * 2 * 2)) ]] || fail "$csv: $rows lines, expected 1 + 164"
+[[ $rows == $((1 + 2 * 13 * 3 * 2 + 2 * 2 * 2 + 2 * 2)) ]] || fail "$csv: $rows lines, expected 1 + 168"
 
-# The copy and the conversions are those of the dispatched ISA: with POSENC_ISA=scalar (which
-# every CPU runs) an x86-64 CPU copies with SSE2 and converts element by element.
+# The copy, the conversions and the arithmetic are those of the dispatched ISA: with
+# POSENC_ISA=scalar (which every CPU runs) an x86-64 CPU copies with SSE2, converts and rotates
+# element by element.
 if [[ $(uname -m) == x86_64 ]]; then
   POSENC_ISA=scalar "$bench" '--benchmark_filter=/memcpy/f32/T:1$' --benchmark_min_time=0.001 \
     >"$out" 2>&1 || fail "the POSENC_ISA=scalar run failed"
-  grep -Eq '^# isa_per_strategy: .*stream_copy_nt_2threads: sse2; convert_copy: f16 scalar, bf16 scalar$' \
+  grep -Eq '^# isa_per_strategy: .*stream_copy_nt_2threads: sse2; convert_copy: f16 scalar, bf16 scalar; rotation_floor: scalar$' \
     "$out" || fail "POSENC_ISA=scalar: '$(grep '^# isa_per_strategy' "$out")'"
 fi
 echo "kernels_smoke: facts and $((rows - 1)) rows"
