@@ -266,7 +266,7 @@ void apply_chunk(const rope_table& table, const row_source& r, std::size_t i0, s
     // A row that the register path of the float bodies holds goes there at every size (even and
     // odd elements as here; streamed a line at a time).
     if (!row_in_registers<Arch, bf16>(inter, r.compact, stream, n)) {
-      if (stream) {
+      if (stream || lines) {
         bf16_chunk<Arch, true>(table, r, i0, n, ops, n_ops, t, buf);
         return;
       }
@@ -348,7 +348,8 @@ kernel_error run_rows(const rope_table& table, const rope_operand<T>* all_ops, s
   // loops over every head in one pass stream a whole line at a time (AVX, AVX2: has_line_stream).
   // Both by the same rule: whole, aligned 64-byte lines, the size and the table's output_stores.
   bool stream = false, lines = false;
-  if constexpr (has_stream<Arch> || (has_line_stream<Arch> && std::is_same_v<T, float>)) {
+  if constexpr (has_stream<Arch> ||
+                (has_line_stream<Arch> && (std::is_same_v<T, float> || std::is_same_v<T, bf16>))) {
     // Every line stored whole: E elements from element offsets that are multiples of E (half
     // layout: also the b channels, at R/2).
     constexpr std::size_t E = 64 / sizeof(T);

@@ -31,6 +31,14 @@ inline void widen_bf16(const std::uint16_t* p, fbatch<Arch>& even, fbatch<Arch>&
   odd = xsimd::bitwise_cast<fbatch<Arch>>(w & ubatch<Arch>(0xffff0000u));
 }
 
+// Whether Stream means lines written by two stores each: with 32-byte vectors (AVX2) one
+// store_bf16 is half a line, and the bodies below stream only pairs of them to one line, back to
+// back (has_line_stream, rope_f32.hpp); their other stores are ordinary. With 64-byte vectors
+// (AVX-512) every store_bf16 is a whole line and streams on its own.
+template <class Arch, bool Stream>
+inline constexpr bool line_pairs = Stream && sizeof(fbatch<Arch>) == 32;
+
+// Stream: a streaming store (AVX-512: one whole line; AVX2: half a line, see line_pairs).
 template <class Arch, bool Stream>
 inline void store_bf16(std::uint16_t* p, const fbatch<Arch>& even, const fbatch<Arch>& odd) {
 #if XSIMD_WITH_AVX512F
@@ -85,7 +93,11 @@ inline void store_bf16(std::uint16_t* p, const fbatch<Arch>& even, const fbatch<
     }
     // Word 2k: even's high half (shifted down), word 2k + 1: odd's.
     const __m256i w = _mm256_blend_epi16(_mm256_srli_epi32(re, 16), ro, 0xaa);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), w);
+    if constexpr (Stream) {
+      _mm256_stream_si256(reinterpret_cast<__m256i*>(p), w);  // half a line: see line_pairs
+    } else {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), w);
+    }
     return;
   }
 #endif
@@ -112,11 +124,30 @@ inline void store_bf16_n(std::uint16_t* p, const fbatch<Arch>& v, std::size_t n)
 // in pair order. Compact: ca == cb = cos, sa == sb = sin (s_a = -sin); otherwise four pair-order
 // rows.
 template <class Arch, bool Compact, bool Stream>
-inline void interleaved_bf16(const std::uint16_t* x, std::uint16_t* y, std::size_t n,
-                             const float* ca, const float* sa, const float* cb, const float* sb) {
+[[gnu::always_inline]] inline void interleaved_bf16(const std::uint16_t* x, std::uint16_t* y,
+                                                    std::size_t n, const float* ca, const float* sa,
+                                                    const float* cb, const float* sb) {
   using B = fbatch<Arch>;
   constexpr std::size_t W = B::size;
   std::size_t i = 0;
+  if constexpr (line_pairs<Arch, Stream>) {
+    // 2W pairs a step: the two halves of one line of y streamed back to back.
+    for (; i + 2 * W <= n; i += 2 * W) {
+      B a0, b0, a1, b1;
+      widen_bf16<Arch>(x + 2 * i, a0, b0);
+      widen_bf16<Arch>(x + 2 * i + 2 * W, a1, b1);
+      const B c_a0 = B::load_unaligned(ca + i), c_a1 = B::load_unaligned(ca + i + W);
+      const B s_b0 = B::load_unaligned(sb + i), s_b1 = B::load_unaligned(sb + i + W);
+      const B c_b0 = Compact ? c_a0 : B::load_unaligned(cb + i);
+      const B c_b1 = Compact ? c_a1 : B::load_unaligned(cb + i + W);
+      const B s_a0 = Compact ? negate<Arch>(s_b0) : B::load_unaligned(sa + i);
+      const B s_a1 = Compact ? negate<Arch>(s_b1) : B::load_unaligned(sa + i + W);
+      store_bf16<Arch, true>(y + 2 * i, mul_add<Arch>(a0, c_a0, b0 * s_a0),
+                             mul_add<Arch>(b0, c_b0, a0 * s_b0));
+      store_bf16<Arch, true>(y + 2 * i + 2 * W, mul_add<Arch>(a1, c_a1, b1 * s_a1),
+                             mul_add<Arch>(b1, c_b1, a1 * s_b1));
+    }
+  }
   for (; i + W <= n; i += W) {
     B a, b;
     widen_bf16<Arch>(x + 2 * i, a, b);
@@ -124,8 +155,8 @@ inline void interleaved_bf16(const std::uint16_t* x, std::uint16_t* y, std::size
     const B s_b = B::load_unaligned(sb + i);
     const B c_b = Compact ? c_a : B::load_unaligned(cb + i);
     const B s_a = Compact ? negate<Arch>(s_b) : B::load_unaligned(sa + i);
-    store_bf16<Arch, Stream>(y + 2 * i, mul_add<Arch>(a, c_a, b * s_a),
-                             mul_add<Arch>(b, c_b, a * s_b));
+    store_bf16<Arch, Stream && !line_pairs<Arch, Stream>>(y + 2 * i, mul_add<Arch>(a, c_a, b * s_a),
+                                                          mul_add<Arch>(b, c_b, a * s_b));
   }
   if (i == n) return;
   // The last r < W pairs: 2r values in a zeroed buffer of 2W, one partial vector of each channel.
@@ -146,12 +177,39 @@ inline void interleaved_bf16(const std::uint16_t* x, std::uint16_t* y, std::size
 // lane order (permute_for_half_bf16): within each block of 2W pairs, the W even pairs, then the W
 // odd ones; pairs after the last full block in plain order.
 template <class Arch, bool Stream>
-inline void half_bf16(const std::uint16_t* xa, const std::uint16_t* xb, std::uint16_t* ya,
-                      std::uint16_t* yb, std::size_t n, const float* ca, const float* sa,
-                      const float* cb, const float* sb) {
+[[gnu::always_inline]] inline void half_bf16(const std::uint16_t* xa, const std::uint16_t* xb,
+                                             std::uint16_t* ya, std::uint16_t* yb, std::size_t n,
+                                             const float* ca, const float* sa, const float* cb,
+                                             const float* sb) {
   using B = fbatch<Arch>;
   constexpr std::size_t W = B::size;
   std::size_t i = 0;
+  if constexpr (line_pairs<Arch, Stream>) {
+    // Two blocks of 2W pairs a step: one line of the a channels, then one of the b channels, each
+    // written by two streaming stores back to back.
+    for (; i + 4 * W <= n; i += 4 * W) {
+      B ae0, ao0, be0, bo0, ae1, ao1, be1, bo1;
+      widen_bf16<Arch>(xa + i, ae0, ao0);
+      widen_bf16<Arch>(xa + i + 2 * W, ae1, ao1);
+      widen_bf16<Arch>(xb + i, be0, bo0);
+      widen_bf16<Arch>(xb + i + 2 * W, be1, bo1);
+      const float* const c_a = ca + i;
+      const float* const s_a = sa + i;
+      const float* const c_b = cb + i;
+      const float* const s_b = sb + i;
+      const auto row = [](const float* r, std::size_t k) { return B::load_unaligned(r + k); };
+      store_bf16<Arch, true>(ya + i, mul_add<Arch>(ae0, row(c_a, 0), be0 * row(s_a, 0)),
+                             mul_add<Arch>(ao0, row(c_a, W), bo0 * row(s_a, W)));
+      store_bf16<Arch, true>(ya + i + 2 * W,
+                             mul_add<Arch>(ae1, row(c_a, 2 * W), be1 * row(s_a, 2 * W)),
+                             mul_add<Arch>(ao1, row(c_a, 3 * W), bo1 * row(s_a, 3 * W)));
+      store_bf16<Arch, true>(yb + i, mul_add<Arch>(be0, row(c_b, 0), ae0 * row(s_b, 0)),
+                             mul_add<Arch>(bo0, row(c_b, W), ao0 * row(s_b, W)));
+      store_bf16<Arch, true>(yb + i + 2 * W,
+                             mul_add<Arch>(be1, row(c_b, 2 * W), ae1 * row(s_b, 2 * W)),
+                             mul_add<Arch>(bo1, row(c_b, 3 * W), ao1 * row(s_b, 3 * W)));
+    }
+  }
   for (; i + 2 * W <= n; i += 2 * W) {
     B ae, ao, be, bo;
     widen_bf16<Arch>(xa + i, ae, ao);
@@ -160,10 +218,11 @@ inline void half_bf16(const std::uint16_t* xa, const std::uint16_t* xb, std::uin
     const B sae = B::load_unaligned(sa + i), sao = B::load_unaligned(sa + i + W);
     const B cbe = B::load_unaligned(cb + i), cbo = B::load_unaligned(cb + i + W);
     const B sbe = B::load_unaligned(sb + i), sbo = B::load_unaligned(sb + i + W);
-    store_bf16<Arch, Stream>(ya + i, mul_add<Arch>(ae, cae, be * sae),
-                             mul_add<Arch>(ao, cao, bo * sao));
-    store_bf16<Arch, Stream>(yb + i, mul_add<Arch>(be, cbe, ae * sbe),
-                             mul_add<Arch>(bo, cbo, ao * sbo));
+    constexpr bool whole = Stream && !line_pairs<Arch, Stream>;
+    store_bf16<Arch, whole>(ya + i, mul_add<Arch>(ae, cae, be * sae),
+                            mul_add<Arch>(ao, cao, bo * sao));
+    store_bf16<Arch, whole>(yb + i, mul_add<Arch>(be, cbe, ae * sbe),
+                            mul_add<Arch>(bo, cbo, ao * sbo));
   }
   // The last n - i < 2W pairs, rows in plain order: partial vectors of up to W pairs.
   for (; i < n; i += W) {

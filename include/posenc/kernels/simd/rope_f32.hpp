@@ -127,6 +127,10 @@ inline void store_rotated2(T* p, const fbatch<Arch>& v0, const fbatch<Arch>& v1)
 template <class Arch>
 inline constexpr std::size_t row_registers = sizeof(fbatch<Arch>) == 64 ? 16 : 0;
 
+// Whether the bodies' loops past the register path take several vector blocks a step.
+template <class Arch>
+inline constexpr bool several_blocks_a_step = row_registers<Arch> == 0;
+
 // Whether a chunk of n pairs goes through the register path of half_f32_heads /
 // interleaved_f32_heads: its whole row as at most row_registers<Arch> vectors (half layout: c_a,
 // s_a, s_b, and c_b unless compact, per block of W pairs; interleaved: C and S per block of W
@@ -152,6 +156,15 @@ inline void split_even_odd(fbatch<Arch>& lo, fbatch<Arch>& hi) {
     const fbatch<Arch> even = _mm512_permutex2var_ps(lo, ie, hi);
     hi = _mm512_permutex2var_ps(lo, io, hi);
     lo = even;
+    return;
+  }
+#endif
+#if XSIMD_WITH_AVX
+  if constexpr (std::is_base_of_v<xsimd::avx, Arch>) {
+    // As deinterleave (rope_rows.hpp), in registers.
+    const __m256 a = _mm256_permute2f128_ps(lo, hi, 0x20), b = _mm256_permute2f128_ps(lo, hi, 0x31);
+    lo = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));
+    hi = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1));
     return;
   }
 #endif
@@ -461,6 +474,62 @@ template <class Arch, bool Compact, bool Stream, class T>
       }
     }
   }
+  if constexpr (several_blocks_a_step<Arch> && !Stream && std::is_same_v<T, bf16>) {
+    for (; k + 2 * W <= n; k += 2 * W) {
+      B c_a0 = B::load_unaligned(ca + k), c_a1 = B::load_unaligned(ca + k + W);
+      B s_b0 = B::load_unaligned(sb + k), s_b1 = B::load_unaligned(sb + k + W);
+      split_even_odd<Arch>(c_a0, c_a1);
+      split_even_odd<Arch>(s_b0, s_b1);
+      B c_b0 = c_a0, c_b1 = c_a1, s_a0 = negate<Arch>(s_b0), s_a1 = negate<Arch>(s_b1);
+      if constexpr (!Compact) {
+        c_b0 = B::load_unaligned(cb + k);
+        c_b1 = B::load_unaligned(cb + k + W);
+        s_a0 = B::load_unaligned(sa + k);
+        s_a1 = B::load_unaligned(sa + k + W);
+        split_even_odd<Arch>(c_b0, c_b1);
+        split_even_odd<Arch>(s_a0, s_a1);
+      }
+      for (std::size_t o = 0; o < n_ops; ++o) {
+        const std::size_t heads = ops[o].in.heads;
+        const std::size_t in_step = ops[o].in.head_stride, out_step = ops[o].out.head_stride;
+        const auto* x = reinterpret_cast<const std::uint16_t*>(ops[o].in.at(t, 0) + i0 + k);
+        auto* y = reinterpret_cast<std::uint16_t*>(ops[o].out.at(t, 0) + i0 + k);
+        for (std::size_t hd = 0; hd < heads; ++hd, x += in_step, y += out_step) {
+          B ae, ao, be, bo;
+          widen_bf16<Arch>(x, ae, ao);
+          widen_bf16<Arch>(x + h, be, bo);
+          store_bf16<Arch, false>(y, mul_add<Arch>(ae, c_a0, be * s_a0),
+                                  mul_add<Arch>(ao, c_a1, bo * s_a1));
+          store_bf16<Arch, false>(y + h, mul_add<Arch>(be, c_b0, ae * s_b0),
+                                  mul_add<Arch>(bo, c_b1, ao * s_b1));
+        }
+      }
+    }
+  }
+  if constexpr (several_blocks_a_step<Arch> && (!Stream || std::is_same_v<T, float>)) {
+    for (; k + 2 * W <= n; k += 2 * W) {
+      const B c_a0 = B::load_unaligned(ca + k), c_a1 = B::load_unaligned(ca + k + W);
+      const B s_b0 = B::load_unaligned(sb + k), s_b1 = B::load_unaligned(sb + k + W);
+      const B c_b0 = Compact ? c_a0 : B::load_unaligned(cb + k);
+      const B c_b1 = Compact ? c_a1 : B::load_unaligned(cb + k + W);
+      const B s_a0 = Compact ? negate<Arch>(s_b0) : B::load_unaligned(sa + k);
+      const B s_a1 = Compact ? negate<Arch>(s_b1) : B::load_unaligned(sa + k + W);
+      for (std::size_t o = 0; o < n_ops; ++o) {
+        const std::size_t heads = ops[o].in.heads;
+        const std::size_t in_step = ops[o].in.head_stride, out_step = ops[o].out.head_stride;
+        const T* x = ops[o].in.at(t, 0) + i0 + k;
+        T* y = ops[o].out.at(t, 0) + i0 + k;
+        for (std::size_t hd = 0; hd < heads; ++hd, x += in_step, y += out_step) {
+          const B a0 = load_operand<Arch>(x), a1 = load_operand<Arch>(x + W);
+          const B b0 = load_operand<Arch>(x + h), b1 = load_operand<Arch>(x + h + W);
+          store_rotated<Arch, stream_one>(y, mul_add<Arch>(a0, c_a0, b0 * s_a0));
+          store_rotated<Arch, stream_one>(y + W, mul_add<Arch>(a1, c_a1, b1 * s_a1));
+          store_rotated<Arch, stream_one>(y + h, mul_add<Arch>(b0, c_b0, a0 * s_b0));
+          store_rotated<Arch, stream_one>(y + h + W, mul_add<Arch>(b1, c_b1, a1 * s_b1));
+        }
+      }
+    }
+  }
   for (; k + W <= n; k += W) {
     const B c_a = B::load_unaligned(ca + k);
     const B s_b = B::load_unaligned(sb + k);
@@ -620,6 +689,64 @@ template <class Arch, bool Stream, class T, bool CompactRow = false>
           const B v0 = load_operand<Arch>(x), v1 = load_operand<Arch>(x + W);
           stream_narrowed2<Arch>(y, mul_add<Arch>(v0, c0, swap_pairs<Arch>(v0) * s0),
                                  mul_add<Arch>(v1, c1, swap_pairs<Arch>(v1) * s1));
+        }
+      }
+    }
+  }
+  if constexpr (several_blocks_a_step<Arch> && !Stream && std::is_same_v<T, bf16>) {
+    for (; j + 2 * W <= channels; j += 2 * W) {
+      B c0 = B::load_unaligned(C + j), c1 = B::load_unaligned(C + j + W);
+      B s0 = B::load_unaligned(S + j), s1 = B::load_unaligned(S + j + W);
+      split_even_odd<Arch>(c0, c1);
+      split_even_odd<Arch>(s0, s1);
+      for (std::size_t o = 0; o < n_ops; ++o) {
+        const std::size_t heads = ops[o].in.heads;
+        const std::size_t in_step = ops[o].in.head_stride, out_step = ops[o].out.head_stride;
+        const auto* x = reinterpret_cast<const std::uint16_t*>(ops[o].in.at(t, 0) + 2 * i0 + j);
+        auto* y = reinterpret_cast<std::uint16_t*>(ops[o].out.at(t, 0) + 2 * i0 + j);
+        for (std::size_t hd = 0; hd < heads; ++hd, x += in_step, y += out_step) {
+          B e, od;
+          widen_bf16<Arch>(x, e, od);
+          store_bf16<Arch, false>(y, mul_add<Arch>(e, c0, od * s0), mul_add<Arch>(od, c1, e * s1));
+        }
+      }
+    }
+  }
+  if constexpr (several_blocks_a_step<Arch> && (!Stream || std::is_same_v<T, float>)) {
+    for (; !std::is_same_v<T, bf16> && j + 4 * W <= channels; j += 4 * W) {
+      const B c0 = B::load_unaligned(C + j), c1 = B::load_unaligned(C + j + W);
+      const B c2 = B::load_unaligned(C + j + 2 * W), c3 = B::load_unaligned(C + j + 3 * W);
+      const B s0 = B::load_unaligned(S + j), s1 = B::load_unaligned(S + j + W);
+      const B s2 = B::load_unaligned(S + j + 2 * W), s3 = B::load_unaligned(S + j + 3 * W);
+      for (std::size_t o = 0; o < n_ops; ++o) {
+        const std::size_t heads = ops[o].in.heads;
+        const std::size_t in_step = ops[o].in.head_stride, out_step = ops[o].out.head_stride;
+        const T* x = ops[o].in.at(t, 0) + 2 * i0 + j;
+        T* y = ops[o].out.at(t, 0) + 2 * i0 + j;
+        for (std::size_t hd = 0; hd < heads; ++hd, x += in_step, y += out_step) {
+          const B v0 = load_operand<Arch>(x), v1 = load_operand<Arch>(x + W);
+          const B v2 = load_operand<Arch>(x + 2 * W), v3 = load_operand<Arch>(x + 3 * W);
+          store_rotated<Arch, stream_one>(y, mul_add<Arch>(v0, c0, swap_pairs<Arch>(v0) * s0));
+          store_rotated<Arch, stream_one>(y + W, mul_add<Arch>(v1, c1, swap_pairs<Arch>(v1) * s1));
+          store_rotated<Arch, stream_one>(y + 2 * W,
+                                          mul_add<Arch>(v2, c2, swap_pairs<Arch>(v2) * s2));
+          store_rotated<Arch, stream_one>(y + 3 * W,
+                                          mul_add<Arch>(v3, c3, swap_pairs<Arch>(v3) * s3));
+        }
+      }
+    }
+    for (; j + 2 * W <= channels; j += 2 * W) {
+      const B c0 = B::load_unaligned(C + j), c1 = B::load_unaligned(C + j + W);
+      const B s0 = B::load_unaligned(S + j), s1 = B::load_unaligned(S + j + W);
+      for (std::size_t o = 0; o < n_ops; ++o) {
+        const std::size_t heads = ops[o].in.heads;
+        const std::size_t in_step = ops[o].in.head_stride, out_step = ops[o].out.head_stride;
+        const T* x = ops[o].in.at(t, 0) + 2 * i0 + j;
+        T* y = ops[o].out.at(t, 0) + 2 * i0 + j;
+        for (std::size_t hd = 0; hd < heads; ++hd, x += in_step, y += out_step) {
+          const B v0 = load_operand<Arch>(x), v1 = load_operand<Arch>(x + W);
+          store_rotated<Arch, stream_one>(y, mul_add<Arch>(v0, c0, swap_pairs<Arch>(v0) * s0));
+          store_rotated<Arch, stream_one>(y + W, mul_add<Arch>(v1, c1, swap_pairs<Arch>(v1) * s1));
         }
       }
     }
