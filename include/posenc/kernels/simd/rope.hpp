@@ -345,7 +345,8 @@ kernel_error run_rows(const rope_table& table, const rope_operand<T>* all_ops, s
   // head, streaming through memory (heads outside, the row's blocks inside, reloaded from L1).
   const bool blocks_outer = out_bytes <= blocks_outer_max_bytes;
   // stream: every store of the call streamed (AVX-512, has_stream); lines: the large float calls'
-  // loops over every head in one pass stream a whole line at a time (AVX, AVX2: has_line_stream).
+  // loops over every head in one pass, and the bf16 bodies, stream a whole line at a time (AVX,
+  // AVX2: has_line_stream, line_pairs).
   // Both by the same rule: whole, aligned 64-byte lines, the size and the table's output_stores.
   bool stream = false, lines = false;
   if constexpr (has_stream<Arch> ||

@@ -1,10 +1,10 @@
 // The float bodies of the RoPE SIMD kernels, for one xsimd architecture Arch: every head of a
 // token with each block of the row loaded once (half_f32_heads, interleaved_f32_heads), for float
 // storage and, widened and narrowed a vector at a time by detail/batch.hpp, for f16 and _Float16,
-// and for bf16 in small calls (in the register path two vectors at a time as even and odd
-// elements, rope_bf16.hpp); with optional streaming stores (float only). The layouts are separate
-// code paths: the half bodies take the a and b channels of pair i at i and i + R/2, the interleaved
-// ones at 2i and 2i + 1 (pair_channels, spec/rope.hpp).
+// and for bf16 in small calls (in the register path, and past it two blocks a step, two vectors
+// at a time as even and odd elements, rope_bf16.hpp); with optional streaming stores. The layouts
+// are separate code paths: the half bodies take the a and b channels of pair i at i and i + R/2,
+// the interleaved ones at 2i and 2i + 1 (pair_channels, spec/rope.hpp).
 //
 // Part of the RoPE SIMD kernels: included by simd/rope.hpp (inside its GCC 12 AVX-512 diagnostic
 // region), which is the header to include.
@@ -91,11 +91,12 @@ inline constexpr bool has_stream =
     false;
 #endif
 
-// Whether large float calls past the register path stream on Arch with two 32-byte stores to a
-// line, back to back (AVX and AVX2): the loops that go over every head of a token in one pass
-// (half_heads_outside, interleaved_heads_outside) write each line whole that way, and a
-// write-combining buffer so filled goes to memory as a line. The other loops store a half line
-// at a time to alternating lines, which is what measured slow (has_stream).
+// Whether large float and bf16 calls past the register path stream on Arch with two 32-byte
+// stores to a line, back to back (AVX and AVX2): the loops that go over every head of a token in
+// one pass (half_heads_outside, interleaved_heads_outside) and the bf16 bodies (line_pairs,
+// rope_bf16.hpp) write each line whole that way, and a write-combining buffer so filled goes to
+// memory as a line. The other loops store a half line at a time to alternating lines, which is
+// what measured slow (has_stream).
 template <class Arch>
 inline constexpr bool has_line_stream =
 #if XSIMD_WITH_AVX
@@ -127,7 +128,9 @@ inline void store_rotated2(T* p, const fbatch<Arch>& v0, const fbatch<Arch>& v1)
 template <class Arch>
 inline constexpr std::size_t row_registers = sizeof(fbatch<Arch>) == 64 ? 16 : 0;
 
-// Whether the bodies' loops past the register path take several vector blocks a step.
+// Whether the bodies' loops past the register path (small calls) take several vector blocks a
+// step: where there is no register path (16 registers or 16-byte vectors). AVX-512 keeps a block
+// a step for rows past its register path, whose code is then as it was.
 template <class Arch>
 inline constexpr bool several_blocks_a_step = row_registers<Arch> == 0;
 
@@ -474,6 +477,14 @@ template <class Arch, bool Compact, bool Stream, class T>
       }
     }
   }
+  // Past the register path (SSE, AVX2, NEON): blocks outside and heads inside, two blocks a step,
+  // so that each head's step has twice the arithmetic per loop increment and branch. A block a
+  // step: [1, 32, 128] f32 3.4-3.5x memcpy with AVX2 on an Intel Xeon (Emerald Rapids), two:
+  // 2.4x, where the rotation's multiplies and FMAs alone take 1.8x (docs/benchmarks.md). bf16:
+  // blocks k and k + W of each half are one load, widened as even and odd elements (widen_bf16),
+  // the row's blocks put in that order once per token (split_even_odd) and the results narrowed
+  // two vectors at a time (store_bf16): 16-17x memcpy at [1, 32, 128] with AVX2 against 11-12x
+  // a vector at a time (load_operand, store_rotated).
   if constexpr (several_blocks_a_step<Arch> && !Stream && std::is_same_v<T, bf16>) {
     for (; k + 2 * W <= n; k += 2 * W) {
       B c_a0 = B::load_unaligned(ca + k), c_a1 = B::load_unaligned(ca + k + W);
@@ -693,6 +704,10 @@ template <class Arch, bool Stream, class T, bool CompactRow = false>
       }
     }
   }
+  // Past the register path, as in half_f32_heads_body: bf16 two blocks a step as even and odd
+  // elements (the a and b channels: no lane swap); float and f16 four blocks a step (a block a
+  // step: [1, 32, 128] f32 4.9-5.1x memcpy with AVX2 on an Intel Xeon, two: 3.3-3.4x, four:
+  // 2.9x; bf16 with four measured slower than with two).
   if constexpr (several_blocks_a_step<Arch> && !Stream && std::is_same_v<T, bf16>) {
     for (; j + 2 * W <= channels; j += 2 * W) {
       B c0 = B::load_unaligned(C + j), c1 = B::load_unaligned(C + j + W);
