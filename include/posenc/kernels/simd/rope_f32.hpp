@@ -483,7 +483,7 @@ template <class Arch, bool Compact, bool Stream, class T>
   // 2.4x, where the rotation's multiplies and FMAs alone take 1.8x (docs/benchmarks.md). bf16:
   // blocks k and k + W of each half are one load, widened as even and odd elements (widen_bf16),
   // the row's blocks put in that order once per token (split_even_odd) and the results narrowed
-  // two vectors at a time (store_bf16): 16-17x memcpy at [1, 32, 128] with AVX2 against 11-12x
+  // two vectors at a time (store_bf16): 11-12x memcpy at [1, 32, 128] with AVX2 against 16-17x
   // a vector at a time (load_operand, store_rotated).
   if constexpr (several_blocks_a_step<Arch> && !Stream && std::is_same_v<T, bf16>) {
     for (; k + 2 * W <= n; k += 2 * W) {
