@@ -453,30 +453,6 @@ template <class Arch, bool Compact, bool Stream, class T>
       k = nb * W;
     }
   }
-  if constexpr (Stream && !std::is_same_v<T, float>) {
-    for (; k + 2 * W <= n; k += 2 * W) {
-      const B c_a0 = B::load_unaligned(ca + k), c_a1 = B::load_unaligned(ca + k + W);
-      const B s_b0 = B::load_unaligned(sb + k), s_b1 = B::load_unaligned(sb + k + W);
-      const B c_b0 = Compact ? c_a0 : B::load_unaligned(cb + k);
-      const B c_b1 = Compact ? c_a1 : B::load_unaligned(cb + k + W);
-      const B s_a0 = Compact ? negate<Arch>(s_b0) : B::load_unaligned(sa + k);
-      const B s_a1 = Compact ? negate<Arch>(s_b1) : B::load_unaligned(sa + k + W);
-      for (std::size_t o = 0; o < n_ops; ++o) {
-        const std::size_t heads = ops[o].in.heads;
-        const std::size_t in_step = ops[o].in.head_stride, out_step = ops[o].out.head_stride;
-        const T* x = ops[o].in.at(t, 0) + i0 + k;
-        T* y = ops[o].out.at(t, 0) + i0 + k;
-        for (std::size_t hd = 0; hd < heads; ++hd, x += in_step, y += out_step) {
-          const B a0 = load_operand<Arch>(x), a1 = load_operand<Arch>(x + W);
-          const B b0 = load_operand<Arch>(x + h), b1 = load_operand<Arch>(x + h + W);
-          stream_narrowed2<Arch>(y, mul_add<Arch>(a0, c_a0, b0 * s_a0),
-                                 mul_add<Arch>(a1, c_a1, b1 * s_a1));
-          stream_narrowed2<Arch>(y + h, mul_add<Arch>(b0, c_b0, a0 * s_b0),
-                                 mul_add<Arch>(b1, c_b1, a1 * s_b1));
-        }
-      }
-    }
-  }
   // Past the register path (SSE, AVX2, NEON): blocks outside and heads inside, two blocks a step,
   // so that each head's step has twice the arithmetic per loop increment and branch. A block a
   // step: [1, 32, 128] f32 3.4-3.5x memcpy with AVX2 on an Intel Xeon (Emerald Rapids), two:
@@ -517,7 +493,10 @@ template <class Arch, bool Compact, bool Stream, class T>
       }
     }
   }
-  if constexpr (several_blocks_a_step<Arch> && (!Stream || std::is_same_v<T, float>)) {
+  // Two blocks a step: 16-bit storage streamed (a line per channel and step), and the loops past
+  // the register path above.
+  if constexpr ((Stream && !std::is_same_v<T, float>) ||
+                (several_blocks_a_step<Arch> && (!Stream || std::is_same_v<T, float>))) {
     for (; k + 2 * W <= n; k += 2 * W) {
       const B c_a0 = B::load_unaligned(ca + k), c_a1 = B::load_unaligned(ca + k + W);
       const B s_b0 = B::load_unaligned(sb + k), s_b1 = B::load_unaligned(sb + k + W);
@@ -533,10 +512,17 @@ template <class Arch, bool Compact, bool Stream, class T>
         for (std::size_t hd = 0; hd < heads; ++hd, x += in_step, y += out_step) {
           const B a0 = load_operand<Arch>(x), a1 = load_operand<Arch>(x + W);
           const B b0 = load_operand<Arch>(x + h), b1 = load_operand<Arch>(x + h + W);
-          store_rotated<Arch, stream_one>(y, mul_add<Arch>(a0, c_a0, b0 * s_a0));
-          store_rotated<Arch, stream_one>(y + W, mul_add<Arch>(a1, c_a1, b1 * s_a1));
-          store_rotated<Arch, stream_one>(y + h, mul_add<Arch>(b0, c_b0, a0 * s_b0));
-          store_rotated<Arch, stream_one>(y + h + W, mul_add<Arch>(b1, c_b1, a1 * s_b1));
+          if constexpr (Stream && !std::is_same_v<T, float>) {
+            stream_narrowed2<Arch>(y, mul_add<Arch>(a0, c_a0, b0 * s_a0),
+                                   mul_add<Arch>(a1, c_a1, b1 * s_a1));
+            stream_narrowed2<Arch>(y + h, mul_add<Arch>(b0, c_b0, a0 * s_b0),
+                                   mul_add<Arch>(b1, c_b1, a1 * s_b1));
+          } else {
+            store_rotated<Arch, stream_one>(y, mul_add<Arch>(a0, c_a0, b0 * s_a0));
+            store_rotated<Arch, stream_one>(y + W, mul_add<Arch>(a1, c_a1, b1 * s_a1));
+            store_rotated<Arch, stream_one>(y + h, mul_add<Arch>(b0, c_b0, a0 * s_b0));
+            store_rotated<Arch, stream_one>(y + h + W, mul_add<Arch>(b1, c_b1, a1 * s_b1));
+          }
         }
       }
     }
