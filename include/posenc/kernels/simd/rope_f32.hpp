@@ -673,23 +673,6 @@ template <class Arch, bool Stream, class T, bool CompactRow = false>
     }
   }
   if constexpr (CompactRow) return;  // the whole row went through the register path
-  if constexpr (Stream && !std::is_same_v<T, float>) {
-    for (; j + 2 * W <= channels; j += 2 * W) {
-      const B c0 = B::load_unaligned(C + j), c1 = B::load_unaligned(C + j + W);
-      const B s0 = B::load_unaligned(S + j), s1 = B::load_unaligned(S + j + W);
-      for (std::size_t o = 0; o < n_ops; ++o) {
-        const std::size_t heads = ops[o].in.heads;
-        const std::size_t in_step = ops[o].in.head_stride, out_step = ops[o].out.head_stride;
-        const T* x = ops[o].in.at(t, 0) + 2 * i0 + j;
-        T* y = ops[o].out.at(t, 0) + 2 * i0 + j;
-        for (std::size_t hd = 0; hd < heads; ++hd, x += in_step, y += out_step) {
-          const B v0 = load_operand<Arch>(x), v1 = load_operand<Arch>(x + W);
-          stream_narrowed2<Arch>(y, mul_add<Arch>(v0, c0, swap_pairs<Arch>(v0) * s0),
-                                 mul_add<Arch>(v1, c1, swap_pairs<Arch>(v1) * s1));
-        }
-      }
-    }
-  }
   // Past the register path, as in half_f32_heads_body: bf16 two blocks a step as even and odd
   // elements (the a and b channels: no lane swap); float and f16 four blocks a step (a block a
   // step: [1, 32, 128] f32 4.9-5.1x memcpy with AVX2 on an Intel Xeon, two: 3.3-3.4x, four:
@@ -736,6 +719,11 @@ template <class Arch, bool Stream, class T, bool CompactRow = false>
         }
       }
     }
+  }
+  // Two blocks a step: 16-bit storage streamed (one line a step), and the loops past the register
+  // path (after the four-block steps above).
+  if constexpr ((Stream && !std::is_same_v<T, float>) ||
+                (several_blocks_a_step<Arch> && (!Stream || std::is_same_v<T, float>))) {
     for (; j + 2 * W <= channels; j += 2 * W) {
       const B c0 = B::load_unaligned(C + j), c1 = B::load_unaligned(C + j + W);
       const B s0 = B::load_unaligned(S + j), s1 = B::load_unaligned(S + j + W);
@@ -746,8 +734,14 @@ template <class Arch, bool Stream, class T, bool CompactRow = false>
         T* y = ops[o].out.at(t, 0) + 2 * i0 + j;
         for (std::size_t hd = 0; hd < heads; ++hd, x += in_step, y += out_step) {
           const B v0 = load_operand<Arch>(x), v1 = load_operand<Arch>(x + W);
-          store_rotated<Arch, stream_one>(y, mul_add<Arch>(v0, c0, swap_pairs<Arch>(v0) * s0));
-          store_rotated<Arch, stream_one>(y + W, mul_add<Arch>(v1, c1, swap_pairs<Arch>(v1) * s1));
+          if constexpr (Stream && !std::is_same_v<T, float>) {
+            stream_narrowed2<Arch>(y, mul_add<Arch>(v0, c0, swap_pairs<Arch>(v0) * s0),
+                                   mul_add<Arch>(v1, c1, swap_pairs<Arch>(v1) * s1));
+          } else {
+            store_rotated<Arch, stream_one>(y, mul_add<Arch>(v0, c0, swap_pairs<Arch>(v0) * s0));
+            store_rotated<Arch, stream_one>(y + W,
+                                            mul_add<Arch>(v1, c1, swap_pairs<Arch>(v1) * s1));
+          }
         }
       }
     }
