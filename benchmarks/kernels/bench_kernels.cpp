@@ -10,6 +10,11 @@
 //               runtime_table_expanded  the same cache in the expanded format + dispatch::apply_rope
 //               runtime_table_2threads  runtime_table split over 2 threads
 //                                       (dispatch::apply_rope_threaded; timed in wall time)
+//               runtime_table_one_head  runtime_table on the first head of each token only (a
+//                                       [T, 1, 128] view at the tensor's token stride): what a
+//                                       call costs besides its heads' arithmetic (argument checks,
+//                                       entry, row setup); its ratio is to the memcpy of the
+//                                       whole tensor, like every row's
 //               scalar_table            runtime_rope_cache (compact) + rope_reference (scalar)
 //               on_the_fly              per token, cos/sin of every pair the way ggml's CPU kernel
 //                                       makes them (float angle, theta *= theta_scale, cosf/sinf)
@@ -61,7 +66,7 @@
 // `--markdown RUN.csv` and `--compare BEFORE.csv AFTER.csv` run no benchmark: they print the
 // tables of docs/benchmarks.md from summaries (report.hpp); bad input is one line and exit 1.
 //
-// One file of ~820 lines: the strategies, the checks before timing and the summary share the
+// One file of ~880 lines: the strategies, the checks before timing and the summary share the
 // tensors and the table setup, and Google Benchmark registers them from one translation unit.
 #include <posenc/kernels/dispatch.hpp>
 #include <posenc/kernels/mrope_reference.hpp>
@@ -237,6 +242,7 @@ enum class strategy : std::uint8_t {
   runtime_table,
   runtime_table_expanded,
   runtime_table_2threads,
+  runtime_table_one_head,
   scalar_table,
   on_the_fly,
   mrope_table,
@@ -258,6 +264,8 @@ const char* strategy_name(strategy s) {
       return "runtime_table_expanded";
     case strategy::runtime_table_2threads:
       return "runtime_table_2threads";
+    case strategy::runtime_table_one_head:
+      return "runtime_table_one_head";
     case strategy::scalar_table:
       return "scalar_table";
     case strategy::on_the_fly:
@@ -324,6 +332,12 @@ pk::rope_table on_the_fly_row_table(rope_layout l, const float* c, const float* 
   return row;
 }
 
+// The first head of each token of v, at v's token stride (runtime_table_one_head).
+template <class T>
+pk::tensor_view<T> one_head(const pk::tensor_view<T>& v) {
+  return {v.data, v.tokens, 1, v.head_dim, v.token_stride, v.head_stride};
+}
+
 template <class T>
 pk::kernel_error run_once(strategy s, rope_layout l, std::size_t tokens, const T* in, T* out) {
   const tables& tb = tables_of();
@@ -340,6 +354,9 @@ pk::kernel_error run_once(strategy s, rope_layout l, std::size_t tokens, const T
     case strategy::runtime_table_2threads:
       return pk::dispatch::apply_rope_threaded<T>(2, pk::make_rope_table(tb.runtime.view(), l), vin,
                                                   vout, pos);
+    case strategy::runtime_table_one_head:
+      return pk::dispatch::apply_rope(pk::make_rope_table(tb.runtime.view(), l), one_head(vin),
+                                      one_head(vout), pos);
     case strategy::scalar_table:
       return pk::rope_reference<T>(pk::make_rope_table(tb.runtime.view(), l), vin, vout, pos);
     case strategy::on_the_fly: {
@@ -414,14 +431,23 @@ std::string verify(strategy s, rope_layout l, std::size_t tokens) {
   const std::size_t n = tokens * kRowElems;
   const bool copy = s == strategy::memcpy_copy || s == strategy::stream_copy ||
                     s == strategy::stream_copy_nt || s == strategy::stream_copy_nt_2threads;
-  // Not the previous benchmark's output: a copy that skips bytes must not pass.
-  if (copy) std::memset(static_cast<void*>(x.out.get()), 0xa5, n * sizeof(T));
+  // Not the previous benchmark's output: a copy that skips bytes must not pass. One head: the
+  // other heads must keep these bytes (the reference is computed over the same ones).
+  const bool one = s == strategy::runtime_table_one_head;
+  if (copy || one) std::memset(static_cast<void*>(x.out.get()), 0xa5, n * sizeof(T));
   if (run_once<T>(s, l, tokens, x.in.get(), x.out.get()) != pk::kernel_error::ok)
     return "the kernel returned an error";
   if (copy) return same_bits(x.in.get(), x.out.get(), n) ? "" : "bad copy";
   const auto table = pk::make_rope_table(tables_of().runtime.view(), l);
   for (const pk::fma_mode m : {pk::fma_mode::unfused, pk::fma_mode::fused}) {
-    if (is_multi_axis(s)) {
+    if (one) {
+      std::memset(static_cast<void*>(x.ref.get()), 0xa5, n * sizeof(T));
+      if (pk::rope_reference<T>(table,
+                                one_head(pk::dense<const T>(x.in.get(), tokens, kHeads, kHeadDim)),
+                                one_head(pk::dense<T>(x.ref.get(), tokens, kHeads, kHeadDim)),
+                                pk::token_positions::from(0), m) != pk::kernel_error::ok)
+        return "rope_reference failed";
+    } else if (is_multi_axis(s)) {
       const tables::multi_axis_call ma = multi_axis_of(s);
       const auto st = tables_of().streams(tokens);
       if (pk::multi_axis_rope_reference<T>(
@@ -686,8 +712,8 @@ int main(int argc, char** argv) {
            {strategy::memcpy_copy, strategy::stream_copy, strategy::stream_copy_nt,
             strategy::stream_copy_nt_2threads, strategy::constexpr_table, strategy::runtime_table,
             strategy::runtime_table_expanded, strategy::runtime_table_2threads,
-            strategy::scalar_table, strategy::on_the_fly, strategy::mrope_table,
-            strategy::mrope_interleaved_table, strategy::axial_table}) {
+            strategy::runtime_table_one_head, strategy::scalar_table, strategy::on_the_fly,
+            strategy::mrope_table, strategy::mrope_interleaved_table, strategy::axial_table}) {
         register_one<float>(l, s, t);
         register_one<bf16>(l, s, t);
         register_one<f16>(l, s, t);
@@ -747,6 +773,7 @@ int main(int argc, char** argv) {
                               strategy::runtime_table,
                               strategy::runtime_table_expanded,
                               strategy::runtime_table_2threads,
+                              strategy::runtime_table_one_head,
                               strategy::scalar_table,
                               strategy::on_the_fly,
                               strategy::mrope_table,

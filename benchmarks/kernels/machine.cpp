@@ -117,7 +117,7 @@ std::vector<std::pair<std::string, std::string>> run_facts() {
       {"isa", isa()},
       {"isa_per_strategy",
        "constexpr_table, runtime_table, runtime_table_expanded, "
-       "runtime_table_2threads, on_the_fly: " +
+       "runtime_table_2threads, runtime_table_one_head, on_the_fly: " +
            dispatch +
            "; scalar_table: scalar (rope_reference); memcpy: "
            "the C library's; stream_copy, stream_copy_nt, stream_copy_nt_2threads: " +

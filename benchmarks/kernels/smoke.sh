@@ -39,8 +39,8 @@ done
 
 for layout in half interleaved; do
   for s in memcpy stream_copy stream_copy_nt stream_copy_nt_2threads constexpr_table \
-           runtime_table runtime_table_expanded runtime_table_2threads scalar_table on_the_fly \
-           mrope_table mrope_interleaved_table axial_table; do
+           runtime_table runtime_table_expanded runtime_table_2threads runtime_table_one_head \
+           scalar_table on_the_fly mrope_table mrope_interleaved_table axial_table; do
     threads=1
     [[ $s == *_2threads ]] && threads=2
     for dtype in f32 bf16 f16; do
@@ -65,7 +65,7 @@ for layout in half interleaved; do
   done
 done
 rows=$(grep -vc '^#' "$csv")
-[[ $rows == $((1 + 2 * 13 * 3 * 2 + 2 * 2 * 2 + 2 * 2)) ]] || fail "$csv: $rows lines, expected 1 + 168"
+[[ $rows == $((1 + 2 * 14 * 3 * 2 + 2 * 2 * 2 + 2 * 2)) ]] || fail "$csv: $rows lines, expected 1 + 180"
 
 # The copy, the conversions and the arithmetic are those of the dispatched ISA: with
 # POSENC_ISA=scalar (which every CPU runs) an x86-64 CPU copies with SSE2, converts and rotates
