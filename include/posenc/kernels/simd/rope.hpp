@@ -105,16 +105,17 @@ inline bits_t<T>* bits_of(T* p) {
   }
 }
 
-// Heads ahead whose input the bf16 half-layout loop asks the caches for (prefetch_pairs).
+// Heads ahead whose input bf16_chunk asks the caches for (prefetch_pairs).
 inline constexpr std::size_t bf16_prefetch_heads = 4;
 
-// Asks the caches for the n bf16 a channels at xa and b channels at xb moved by `ahead` elements:
-// the same pairs of a later head. The addresses are integers, never dereferenced (a prefetch of
-// memory past the tensor does nothing). The half layout's loop alternates between a line of the
-// a channels and one of the b channels, an order the hardware prefetchers follow poorly: at
-// [4096, 32, 128] bf16 with AVX2 on an Intel Xeon (Emerald Rapids), 1.55-1.61x memcpy without
-// these hints, 1.40-1.41x with them four heads ahead (docs/benchmarks.md). The interleaved
-// layout reads each head in address order and gained nothing; neither did the float loops.
+// Asks the caches for the n bf16 values at xa and the n at xb moved by `ahead` elements: the
+// same channels of a later head. The addresses are integers, never dereferenced (a prefetch of
+// memory past the tensor does nothing). The bf16 bodies spend more instructions per line than the
+// float ones (widening, rounding, packing), and with the hardware prefetchers alone their loads
+// waited on memory: at [4096, 32, 128] bf16 with AVX2 on an Intel Xeon (Emerald Rapids), half
+// layout 1.55-1.67x memcpy without these hints and 1.41-1.43x with them four heads ahead,
+// interleaved 1.50-1.55x and 1.35-1.39x; SSE 3.6-3.7x and 3.0-3.1x (half); AVX-512 the same
+// within the noise (docs/benchmarks.md). The float loops (f32, f16; half layout) gained nothing.
 inline void prefetch_pairs(const std::uint16_t* xa, const std::uint16_t* xb, std::size_t ahead,
                            std::size_t n) {
   const std::size_t bytes = n * sizeof(std::uint16_t), step = ahead * sizeof(std::uint16_t);
@@ -134,10 +135,12 @@ void bf16_chunk(const rope_table& table, const row_source& r, std::size_t i0, st
   const bool inter = table.layout == rope_layout::interleaved;
   if (inter && r.compact) {
     for (std::size_t o = 0; o < n_ops; ++o)
-      for (std::size_t hd = 0; hd < ops[o].in.heads; ++hd)
-        interleaved_bf16<Arch, true, Stream>(bits_of(ops[o].in.at(t, hd)) + 2 * i0,
-                                             bits_of(ops[o].out.at(t, hd)) + 2 * i0, n, r.cos,
+      for (std::size_t hd = 0; hd < ops[o].in.heads; ++hd) {
+        const std::uint16_t* x = bits_of(ops[o].in.at(t, hd)) + 2 * i0;
+        prefetch_pairs(x, x + n, ops[o].in.head_stride * bf16_prefetch_heads, n);
+        interleaved_bf16<Arch, true, Stream>(x, bits_of(ops[o].out.at(t, hd)) + 2 * i0, n, r.cos,
                                              r.sin, r.cos, r.sin);
+      }
     return;
   }
 
@@ -178,6 +181,7 @@ void bf16_chunk(const rope_table& table, const row_source& r, std::size_t i0, st
       const std::uint16_t* x = bits_of(ops[o].in.at(t, hd));
       std::uint16_t* y = bits_of(ops[o].out.at(t, hd));
       if (inter) {
+        prefetch_pairs(x + 2 * i0, x + 2 * i0 + n, ops[o].in.head_stride * bf16_prefetch_heads, n);
         interleaved_bf16<Arch, false, Stream>(x + 2 * i0, y + 2 * i0, n, ca, sa, cb, sb);
       } else {
         prefetch_pairs(x + i0, x + h + i0, ops[o].in.head_stride * bf16_prefetch_heads, n);
