@@ -105,28 +105,6 @@ inline bits_t<T>* bits_of(T* p) {
   }
 }
 
-// Heads ahead whose input bf16_chunk asks the caches for (prefetch_pairs).
-inline constexpr std::size_t bf16_prefetch_heads = 4;
-
-// Asks the caches for the n bf16 values at xa and the n at xb moved by `ahead` elements: the
-// same channels of a later head. The addresses are integers, never dereferenced (a prefetch of
-// memory past the tensor does nothing). The bf16 bodies spend more instructions per line than the
-// float ones (widening, rounding, packing), and with the hardware prefetchers alone their loads
-// waited on memory: at [4096, 32, 128] bf16 with AVX2 on an Intel Xeon (Emerald Rapids), half
-// layout 1.55-1.67x memcpy without these hints and 1.41-1.43x with them four heads ahead,
-// interleaved 1.50-1.55x and 1.35-1.39x; SSE 3.6-3.7x and 3.0-3.1x (half); AVX-512 the same
-// within the noise (docs/benchmarks.md). The float loops (f32, f16; half layout) gained nothing.
-inline void prefetch_pairs(const std::uint16_t* xa, const std::uint16_t* xb, std::size_t ahead,
-                           std::size_t n) {
-  const std::size_t bytes = n * sizeof(std::uint16_t), step = ahead * sizeof(std::uint16_t);
-  const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(xa) + step;
-  const std::uintptr_t b = reinterpret_cast<std::uintptr_t>(xb) + step;
-  for (std::size_t off = 0; off < bytes; off += 64) {
-    __builtin_prefetch(reinterpret_cast<const void*>(a + off), 0, 3);
-    __builtin_prefetch(reinterpret_cast<const void*>(b + off), 0, 3);
-  }
-}
-
 // The bf16 kernels for pairs [i0, i0 + n) of token t's row, every head of every operand.
 template <class Arch, bool Stream>
 void bf16_chunk(const rope_table& table, const row_source& r, std::size_t i0, std::size_t n,
@@ -137,7 +115,7 @@ void bf16_chunk(const rope_table& table, const row_source& r, std::size_t i0, st
     for (std::size_t o = 0; o < n_ops; ++o)
       for (std::size_t hd = 0; hd < ops[o].in.heads; ++hd) {
         const std::uint16_t* x = bits_of(ops[o].in.at(t, hd)) + 2 * i0;
-        prefetch_pairs(x, x + n, ops[o].in.head_stride * bf16_prefetch_heads, n);
+        prefetch_ahead(x, ops[o].in.head_stride, 2 * n * sizeof(std::uint16_t));
         interleaved_bf16<Arch, true, Stream>(x, bits_of(ops[o].out.at(t, hd)) + 2 * i0, n, r.cos,
                                              r.sin, r.cos, r.sin);
       }
@@ -181,10 +159,11 @@ void bf16_chunk(const rope_table& table, const row_source& r, std::size_t i0, st
       const std::uint16_t* x = bits_of(ops[o].in.at(t, hd));
       std::uint16_t* y = bits_of(ops[o].out.at(t, hd));
       if (inter) {
-        prefetch_pairs(x + 2 * i0, x + 2 * i0 + n, ops[o].in.head_stride * bf16_prefetch_heads, n);
+        prefetch_ahead(x + 2 * i0, ops[o].in.head_stride, 2 * n * sizeof(std::uint16_t));
         interleaved_bf16<Arch, false, Stream>(x + 2 * i0, y + 2 * i0, n, ca, sa, cb, sb);
       } else {
-        prefetch_pairs(x + i0, x + h + i0, ops[o].in.head_stride * bf16_prefetch_heads, n);
+        prefetch_ahead(x + i0, ops[o].in.head_stride, n * sizeof(std::uint16_t));
+        prefetch_ahead(x + h + i0, ops[o].in.head_stride, n * sizeof(std::uint16_t));
         half_bf16<Arch, Stream>(x + i0, x + h + i0, y + i0, y + h + i0, n, ca, sa, cb, sb);
       }
     }
@@ -263,9 +242,10 @@ template <class Arch, bool Stream, class T, bool Decode = false>
     const std::size_t from = CompactRow ? 0 : done;
     if constexpr (inline_body)
       interleaved_f32_heads_body<Arch, Stream, T, CompactRow>(ops, n_ops, t, i0 + from, n - from, c,
-                                                              s);
+                                                              s, in_address_order);
     else
-      interleaved_f32_heads<Arch, Stream, T, CompactRow>(ops, n_ops, t, i0 + from, n - from, c, s);
+      interleaved_f32_heads<Arch, Stream, T, CompactRow>(ops, n_ops, t, i0 + from, n - from, c, s,
+                                                         in_address_order);
   };
   if (compact_in_registers) {
     if constexpr (!Stream) interleaved.template operator()<true>(r.cos, r.sin);

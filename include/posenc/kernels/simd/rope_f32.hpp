@@ -221,6 +221,29 @@ inline void for_each_head(const rope_operand<T>* ops, std::size_t n_ops, std::si
   }
 }
 
+// Heads ahead whose input the large calls ask the caches for (prefetch_ahead).
+inline constexpr std::size_t prefetch_heads = 4;
+
+// Asks the caches for the `bytes` bytes at x moved by prefetch_heads head strides of in_step
+// elements: the same channels of a later head. The addresses are integers, never dereferenced (a
+// prefetch of memory past the tensor does nothing). Used where the hardware prefetchers alone
+// left the loads waiting on memory (docs/benchmarks.md, Intel Xeon, Emerald Rapids):
+// - the bf16 bodies of large calls (bf16_chunk), which take about twice the instructions per line
+//   of the f16 ones: at [4096, 32, 128] with AVX2, half layout 1.55-1.67x memcpy without and
+//   1.41-1.43x with, interleaved 1.50-1.55x and 1.35-1.39x; SSE (half) 3.6-3.7x and 3.0-3.1x;
+//   AVX-512 the same within the noise;
+// - the AVX-512 register path of the interleaved layout in f32 calls over blocks_outer_max_bytes
+//   that do not stream: [512, 32, 128] 1.13-1.17x and 1.04-1.11x. Calls in L1 and L2 (decode)
+//   take none: at [1, 32, 128] they cost 1.86x -> 2.3x.
+// The float loops past the register path (f32, f16; half layout) gained nothing from them.
+template <class T>
+inline void prefetch_ahead(const T* x, std::size_t in_step, std::size_t bytes) {
+  const std::uintptr_t at =
+      reinterpret_cast<std::uintptr_t>(x) + prefetch_heads * in_step * sizeof(T);
+  for (std::size_t off = 0; off < bytes; off += 64)
+    __builtin_prefetch(reinterpret_cast<const void*>(at + off), 0, 3);
+}
+
 // row, or its first n floats copied to `to` (64-byte aligned, room for n) where row is not
 // aligned to the size of a vector B.
 template <class B>
@@ -588,10 +611,9 @@ template <class Arch, bool Compact, bool Stream, class T>
 // registers (expand_block); only where the register path takes the whole row
 // (compact_row_in_registers). Always inlined where half_f32_heads_body is.
 template <class Arch, bool Stream, class T, bool CompactRow = false>
-[[gnu::always_inline]] inline void interleaved_f32_heads_body(const rope_operand<T>* ops,
-                                                              std::size_t n_ops, std::size_t t,
-                                                              std::size_t i0, std::size_t n,
-                                                              const float* C, const float* S) {
+[[gnu::always_inline]] inline void interleaved_f32_heads_body(
+    const rope_operand<T>* ops, std::size_t n_ops, std::size_t t, std::size_t i0, std::size_t n,
+    const float* C, const float* S, [[maybe_unused]] bool in_address_order = false) {
   using B = fbatch<Arch>;
   constexpr std::size_t W = B::size;
   constexpr bool stream_one = Stream && std::is_same_v<T, float>;
@@ -635,6 +657,10 @@ template <class Arch, bool Stream, class T, bool CompactRow = false>
         const T* x = ops[o].in.at(t, 0) + 2 * i0;
         T* y = ops[o].out.at(t, 0) + 2 * i0;
         for (std::size_t hd = 0; hd < heads; ++hd, x += in_step, y += out_step) {
+          if constexpr (std::is_same_v<T, float> && !Stream) {
+            // Large calls (the driver's in_address_order): the input prefetched (prefetch_ahead).
+            if (in_address_order) prefetch_ahead(x, in_step, nb * W * sizeof(T));
+          }
           if constexpr (Stream && !std::is_same_v<T, float>) {
             // 16-bit, streamed: blocks m, m + 1 narrowed into one whole line (nb is even).
 #pragma GCC unroll 8
@@ -802,8 +828,10 @@ inline void half_f32_heads(const rope_operand<T>* ops, std::size_t n_ops, std::s
 
 template <class Arch, bool Stream, class T, bool CompactRow = false>
 inline void interleaved_f32_heads(const rope_operand<T>* ops, std::size_t n_ops, std::size_t t,
-                                  std::size_t i0, std::size_t n, const float* C, const float* S) {
-  interleaved_f32_heads_body<Arch, Stream, T, CompactRow>(ops, n_ops, t, i0, n, C, S);
+                                  std::size_t i0, std::size_t n, const float* C, const float* S,
+                                  bool in_address_order = false) {
+  interleaved_f32_heads_body<Arch, Stream, T, CompactRow>(ops, n_ops, t, i0, n, C, S,
+                                                          in_address_order);
 }
 
 }  // namespace posenc::kernels::simd::detail
